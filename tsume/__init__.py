@@ -1,0 +1,1 @@
+"""tsume: a tsume-shogi solver."""

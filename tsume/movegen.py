@@ -1,0 +1,635 @@
+"""Move generation, compiled with numba: do/undo, attack tests, attacker checks,
+defender evasions, full legal moves.
+
+Every kernel takes the position arrays (board int8[81], hands int64[2], state int64[4];
+see position.py) and writes integer moves (see notation.py) into a caller-owned int32
+buffer, returning the new count. Nothing here allocates on the hot path except a few
+tiny fixed-size scratch arrays.
+"""
+import numpy as np
+from numba import njit
+
+from .pieces import (DIRECTION_TO, HAND_MASK, HAND_SHIFT, OPPOSITE, SLIDE_MASK, STEP,
+                     STEP_MASK, ZOBRIST_BOARD, ZOBRIST_SIDE)
+from .position import KEY, KING_SQ, SIDE
+
+MAX_MOVES = 1024          # shogi's maximum is 593 legal moves; the rest is scratch room
+DROP_BASE = 81
+PROMOTE_FLAG = 1 << 14
+_PAWN, _LANCE, _KNIGHT, _SILVER, _BISHOP, _ROOK, _GOLD, _KING = 1, 2, 3, 4, 5, 6, 7, 8
+
+
+# ---------------------------------------------------------------- small helpers
+@njit(cache=True, inline="always")
+def _rel_rank(sq, colour):
+    """1..9, 1 being the far rank for that colour (rank 1 for Black, rank 9 for White)."""
+    r = sq % 9 + 1
+    return r if colour == 0 else 10 - r
+
+
+@njit(cache=True, inline="always")
+def _dead_ranks(kind):
+    if kind == _PAWN or kind == _LANCE:
+        return 1
+    if kind == _KNIGHT:
+        return 2
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _forward(colour):
+    return 0 if colour == 0 else 1
+
+
+@njit(cache=True, inline="always")
+def hand_count(hand, kind):
+    return (hand >> HAND_SHIFT[kind]) & HAND_MASK[kind]
+
+
+# ---------------------------------------------------------------- do / undo
+@njit(cache=True)
+def do_move(board, hands, state, move):
+    """Play move; returns the captured piece code (0 if none) for undo_move."""
+    to = move & 127
+    frm = (move >> 7) & 127
+    side = state[SIDE]
+    key = state[KEY] ^ ZOBRIST_SIDE
+    captured = 0
+    if frm > DROP_BASE:
+        kind = frm - DROP_BASE
+        piece = kind | (side << 4)
+        hands[side] -= 1 << HAND_SHIFT[kind]
+    else:
+        piece = np.int64(board[frm])
+        key ^= ZOBRIST_BOARD[piece, frm]
+        board[frm] = 0
+        captured = np.int64(board[to])
+        if captured != 0:
+            key ^= ZOBRIST_BOARD[captured, to]
+            ck = captured & 15
+            if ck > _KING:
+                ck -= 8
+            hands[side] += 1 << HAND_SHIFT[ck]
+        if move & PROMOTE_FLAG:
+            piece += 8
+        if piece & 15 == _KING:
+            state[KING_SQ + side] = to
+    board[to] = piece
+    key ^= ZOBRIST_BOARD[piece, to]
+    state[KEY] = key
+    state[SIDE] = 1 - side
+    return captured
+
+
+@njit(cache=True)
+def undo_move(board, hands, state, move, captured):
+    to = move & 127
+    frm = (move >> 7) & 127
+    side = 1 - state[SIDE]
+    piece = np.int64(board[to])
+    key = state[KEY] ^ ZOBRIST_SIDE ^ ZOBRIST_BOARD[piece, to]
+    if frm > DROP_BASE:
+        hands[side] += 1 << HAND_SHIFT[frm - DROP_BASE]
+        board[to] = 0
+    else:
+        board[to] = captured
+        if captured != 0:
+            key ^= ZOBRIST_BOARD[captured, to]
+            ck = captured & 15
+            if ck > _KING:
+                ck -= 8
+            hands[side] -= 1 << HAND_SHIFT[ck]
+        if move & PROMOTE_FLAG:
+            piece -= 8
+        board[frm] = piece
+        key ^= ZOBRIST_BOARD[piece, frm]
+        if piece & 15 == _KING:
+            state[KING_SQ + side] = frm
+    state[KEY] = key
+    state[SIDE] = side
+
+
+# ---------------------------------------------------------------- attacks
+@njit(cache=True)
+def attacked(board, sq, colour):
+    """Is square sq attacked by a piece of `colour`?"""
+    for d in range(8):
+        od = OPPOSITE[d]
+        t = STEP[sq, d]
+        if t < 0:
+            continue
+        p = board[t]
+        if p != 0:
+            if (p >> 4) == colour and ((STEP_MASK[p] | SLIDE_MASK[p]) >> od) & 1:
+                return True
+            continue
+        t = STEP[t, d]
+        while t >= 0:
+            p = board[t]
+            if p != 0:
+                if (p >> 4) == colour and (SLIDE_MASK[p] >> od) & 1:
+                    return True
+                break
+            t = STEP[t, d]
+    for d in range(8, 12):
+        t = STEP[sq, d]
+        if t >= 0:
+            p = board[t]
+            if p != 0 and (p >> 4) == colour and (STEP_MASK[p] >> OPPOSITE[d]) & 1:
+                return True
+    return False
+
+
+@njit(cache=True)
+def find_attackers(board, sq, colour, out):
+    """Squares of `colour`'s pieces that attack sq, written to out; returns the count."""
+    n = 0
+    for d in range(8):
+        od = OPPOSITE[d]
+        t = STEP[sq, d]
+        if t < 0:
+            continue
+        p = board[t]
+        if p != 0:
+            if (p >> 4) == colour and ((STEP_MASK[p] | SLIDE_MASK[p]) >> od) & 1:
+                out[n] = t
+                n += 1
+            continue
+        t = STEP[t, d]
+        while t >= 0:
+            p = board[t]
+            if p != 0:
+                if (p >> 4) == colour and (SLIDE_MASK[p] >> od) & 1:
+                    out[n] = t
+                    n += 1
+                break
+            t = STEP[t, d]
+    for d in range(8, 12):
+        t = STEP[sq, d]
+        if t >= 0:
+            p = board[t]
+            if p != 0 and (p >> 4) == colour and (STEP_MASK[p] >> OPPOSITE[d]) & 1:
+                out[n] = t
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def in_check(board, state, colour):
+    k = state[KING_SQ + colour]
+    return k >= 0 and attacked(board, k, 1 - colour)
+
+
+@njit(cache=True)
+def piece_attacks_from(board, piece, frm, target, vacated):
+    """Would `piece` standing on frm attack target? `vacated` is treated as empty
+    (the square the piece left), so this can be asked before the move is made."""
+    d = DIRECTION_TO[frm, target]
+    if d < 0:
+        return False
+    if d >= 8:
+        return (STEP_MASK[piece] >> d) & 1 == 1
+    if STEP[frm, d] == target:
+        return ((STEP_MASK[piece] | SLIDE_MASK[piece]) >> d) & 1 == 1
+    if (SLIDE_MASK[piece] >> d) & 1 == 0:
+        return False
+    t = STEP[frm, d]
+    while t != target:
+        if board[t] != 0 and t != vacated:
+            return False
+        t = STEP[t, d]
+    return True
+
+
+# ---------------------------------------------------------------- pawn-drop mate
+@njit(cache=True)
+def _pawn_check_escapes(board, state, pawn_sq):
+    """The side to move is in check from a pawn just dropped on pawn_sq. Can it get out?
+    A pawn's check is a contact check: only a king move or a capture of the pawn helps,
+    so no drop (and no recursion into drops) is involved."""
+    side = state[SIDE]
+    enemy = 1 - side
+    ksq = state[KING_SQ + side]
+    king = board[ksq]
+    board[ksq] = 0
+    for d in range(8):
+        t = STEP[ksq, d]
+        if t < 0:
+            continue
+        q = board[t]
+        if q != 0 and (q >> 4) == side:
+            continue
+        board[t] = king
+        ok = not attacked(board, t, enemy)
+        board[t] = q
+        if ok:
+            board[ksq] = king
+            return True
+    board[ksq] = king
+    # Captures of the pawn by other pieces, unless pinned against the king.
+    sqs = np.empty(16, dtype=np.int64)
+    na = find_attackers(board, pawn_sq, side, sqs)
+    pawn = board[pawn_sq]
+    for i in range(na):
+        s = sqs[i]
+        if s == ksq:
+            continue
+        p = board[s]
+        board[pawn_sq] = p
+        board[s] = 0
+        ok = not attacked(board, ksq, enemy)
+        board[s] = p
+        board[pawn_sq] = pawn
+        if ok:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _pawn_drop_mates(board, hands, state, to):
+    """Would dropping a pawn of the side to move on `to` be 打ち歩詰め?"""
+    side = state[SIDE]
+    eking = state[KING_SQ + 1 - side]
+    if eking < 0 or STEP[to, _forward(side)] != eking:
+        return False
+    move = to | ((DROP_BASE + _PAWN) << 7)
+    cap = do_move(board, hands, state, move)
+    mates = not _pawn_check_escapes(board, state, to)
+    undo_move(board, hands, state, move, cap)
+    return mates
+
+
+# ---------------------------------------------------------------- emitting moves
+@njit(cache=True, inline="always")
+def _emit(out, n, frm, to, piece, colour):
+    """Append the moves of `piece` from frm to to: promoting and/or not, as allowed."""
+    kind = piece & 15
+    base = to | (frm << 7)
+    if kind <= _ROOK:
+        if _rel_rank(frm, colour) <= 3 or _rel_rank(to, colour) <= 3:
+            out[n] = base | PROMOTE_FLAG
+            n += 1
+            if _rel_rank(to, colour) > _dead_ranks(kind):
+                out[n] = base
+                n += 1
+            return n
+    out[n] = base
+    return n + 1
+
+
+@njit(cache=True)
+def _pawn_files(board, colour):
+    """Bit f set when `colour` has an unpromoted pawn on file f+1 (for 二歩)."""
+    files = 0
+    pawn = _PAWN | (colour << 4)
+    for sq in range(81):
+        if board[sq] == pawn:
+            files |= 1 << (sq // 9)
+    return files
+
+
+@njit(cache=True)
+def _drop_allowed(board, kind, colour, to, pawn_files):
+    if board[to] != 0 or _rel_rank(to, colour) <= _dead_ranks(kind):
+        return False
+    if kind == _PAWN and (pawn_files >> (to // 9)) & 1:
+        return False
+    return True
+
+
+@njit(cache=True)
+def pseudo_moves(board, hands, state, out, n):
+    """All moves of the side to move that obey piece movement, promotion, drop rules
+    (dead pieces, 二歩) but not yet king safety or 打ち歩詰め."""
+    c = state[SIDE]
+    for frm in range(81):
+        p = board[frm]
+        if p == 0 or (p >> 4) != c:
+            continue
+        steps = STEP_MASK[p]
+        slides = SLIDE_MASK[p]
+        for d in range(12):
+            if (steps >> d) & 1:
+                to = STEP[frm, d]
+                if to >= 0:
+                    q = board[to]
+                    if q == 0 or ((q >> 4) != c and (q & 15) != _KING):
+                        n = _emit(out, n, frm, to, p, c)
+        for d in range(8):
+            if (slides >> d) & 1:
+                to = STEP[frm, d]
+                while to >= 0:
+                    q = board[to]
+                    if q == 0:
+                        n = _emit(out, n, frm, to, p, c)
+                    else:
+                        if (q >> 4) != c and (q & 15) != _KING:
+                            n = _emit(out, n, frm, to, p, c)
+                        break
+                    to = STEP[to, d]
+    hand = hands[c]
+    if hand != 0:
+        pf = _pawn_files(board, c)
+        for kind in range(1, 8):
+            if hand_count(hand, kind) == 0:
+                continue
+            for to in range(81):
+                if _drop_allowed(board, kind, c, to, pf):
+                    out[n] = to | ((DROP_BASE + kind) << 7)
+                    n += 1
+    return n
+
+
+@njit(cache=True)
+def _is_legal_after(board, hands, state, move, colour):
+    """Make the move, test that colour's king is safe and the move is not 打ち歩詰め."""
+    to = move & 127
+    frm = (move >> 7) & 127
+    if frm == DROP_BASE + _PAWN and _pawn_drop_mates(board, hands, state, to):
+        return False
+    if state[KING_SQ + colour] < 0:
+        return True
+    cap = do_move(board, hands, state, move)
+    ok = not attacked(board, state[KING_SQ + colour], 1 - colour)
+    undo_move(board, hands, state, move, cap)
+    return ok
+
+
+@njit(cache=True)
+def legal_moves(board, hands, state, out):
+    """All legal moves of the side to move; returns the count."""
+    c = state[SIDE]
+    n0 = pseudo_moves(board, hands, state, out, 0)
+    n = 0
+    for i in range(n0):
+        m = out[i]
+        if _is_legal_after(board, hands, state, m, c):
+            out[n] = m
+            n += 1
+    return n
+
+
+# ---------------------------------------------------------------- attacker: checks
+@njit(cache=True)
+def check_moves(board, hands, state, out):
+    """Every legal move of the side to move that checks the enemy king; returns the count.
+    Direct checks, discovered checks, and drops (no 二歩, dead pieces or 打ち歩詰め)."""
+    c = state[SIDE]
+    e = 1 - c
+    ksq = state[KING_SQ + e]
+    if ksq < 0:
+        return 0
+    own_king = state[KING_SQ + c]
+    careful = own_king >= 0       # moves must also keep our own king safe
+    n = 0
+    # Our pieces that stand between the enemy king and one of our sliders: moving them
+    # off that ray discovers a check. disc[sq] = ray direction from the king, or -1.
+    disc = np.full(81, -1, dtype=np.int64)
+    for d in range(8):
+        t = STEP[ksq, d]
+        while t >= 0 and board[t] == 0:
+            t = STEP[t, d]
+        if t < 0 or (board[t] >> 4) != c:
+            continue
+        t2 = STEP[t, d]
+        while t2 >= 0 and board[t2] == 0:
+            t2 = STEP[t2, d]
+        if t2 >= 0:
+            q = board[t2]
+            if (q >> 4) == c and (SLIDE_MASK[q] >> OPPOSITE[d]) & 1:
+                disc[t] = d
+    # Board moves.
+    for frm in range(81):
+        p = board[frm]
+        if p == 0 or (p >> 4) != c:
+            continue
+        start = n
+        steps = STEP_MASK[p]
+        slides = SLIDE_MASK[p]
+        for d in range(12):
+            if (steps >> d) & 1:
+                to = STEP[frm, d]
+                if to >= 0:
+                    q = board[to]
+                    if q == 0 or ((q >> 4) != c and (q & 15) != _KING):
+                        n = _emit(out, n, frm, to, p, c)
+        for d in range(8):
+            if (slides >> d) & 1:
+                to = STEP[frm, d]
+                while to >= 0:
+                    q = board[to]
+                    if q == 0:
+                        n = _emit(out, n, frm, to, p, c)
+                    else:
+                        if (q >> 4) != c and (q & 15) != _KING:
+                            n = _emit(out, n, frm, to, p, c)
+                        break
+                    to = STEP[to, d]
+        # Keep only the candidates that check (and are legal).
+        dd = disc[frm]
+        k = start
+        for i in range(start, n):
+            m = out[i]
+            to = m & 127
+            gives = dd >= 0 and DIRECTION_TO[ksq, to] != dd
+            if not gives:
+                piece = p + 8 if m & PROMOTE_FLAG else p
+                gives = piece_attacks_from(board, piece, to, ksq, frm)
+            if gives and careful:
+                gives = _is_legal_after(board, hands, state, m, c)
+            if gives:
+                out[k] = m
+                k += 1
+        n = k
+    # Drops: for each kind in hand, the empty squares from which it would attack the king.
+    hand = hands[c]
+    if hand != 0:
+        own_checked = careful and attacked(board, own_king, e)
+        pf = _pawn_files(board, c)
+        for kind in range(1, 8):
+            if hand_count(hand, kind) == 0:
+                continue
+            piece = kind | (c << 4)
+            for d in range(12):
+                od = OPPOSITE[d]
+                if (SLIDE_MASK[piece] >> od) & 1:
+                    t = STEP[ksq, d]
+                    while t >= 0 and board[t] == 0:
+                        if _drop_allowed(board, kind, c, t, pf):
+                            m = t | ((DROP_BASE + kind) << 7)
+                            if not own_checked or _is_legal_after(board, hands, state, m, c):
+                                out[n] = m
+                                n += 1
+                        t = STEP[t, d]
+                elif (STEP_MASK[piece] >> od) & 1:
+                    t = STEP[ksq, d]
+                    if t >= 0 and _drop_allowed(board, kind, c, t, pf):
+                        m = t | ((DROP_BASE + kind) << 7)
+                        if kind == _PAWN and _pawn_drop_mates(board, hands, state, t):
+                            continue
+                        if not own_checked or _is_legal_after(board, hands, state, m, c):
+                            out[n] = m
+                            n += 1
+    return n
+
+
+# ---------------------------------------------------------------- defender: evasions
+@njit(cache=True)
+def _moves_to(board, colour, target, out, n):
+    """Board moves (not king) of `colour` whose destination is target."""
+    for d in range(8):
+        od = OPPOSITE[d]
+        t = STEP[target, d]
+        if t < 0:
+            continue
+        p = board[t]
+        if p != 0:
+            if (p >> 4) == colour and (p & 15) != _KING and ((STEP_MASK[p] | SLIDE_MASK[p]) >> od) & 1:
+                n = _emit(out, n, t, target, p, colour)
+            continue
+        t = STEP[t, d]
+        while t >= 0:
+            p = board[t]
+            if p != 0:
+                if (p >> 4) == colour and (SLIDE_MASK[p] >> od) & 1:
+                    n = _emit(out, n, t, target, p, colour)
+                break
+            t = STEP[t, d]
+    for d in range(8, 12):
+        t = STEP[target, d]
+        if t >= 0:
+            p = board[t]
+            if p != 0 and (p >> 4) == colour and (STEP_MASK[p] >> OPPOSITE[d]) & 1:
+                n = _emit(out, n, t, target, p, colour)
+    return n
+
+
+@njit(cache=True)
+def evasions(board, hands, state, out, first_only):
+    """Legal replies of the side to move, which is in check; returns the count.
+    With first_only, stops at the first legal reply (a fast "is it mate?")."""
+    c = state[SIDE]
+    e = 1 - c
+    ksq = state[KING_SQ + c]
+    n = 0
+    king = board[ksq]
+    # King moves (the king is lifted so squares behind it on a slider's line count as attacked).
+    board[ksq] = 0
+    for d in range(8):
+        t = STEP[ksq, d]
+        if t < 0:
+            continue
+        q = board[t]
+        if q != 0 and (q >> 4) == c:
+            continue
+        if not attacked(board, t, e):
+            out[n] = t | (ksq << 7)
+            n += 1
+            if first_only:
+                board[ksq] = king
+                return n
+    board[ksq] = king
+    checkers = np.empty(16, dtype=np.int64)
+    nchk = find_attackers(board, ksq, e, checkers)
+    if nchk != 1:
+        return n                      # double check: only the king can move
+    csq = checkers[0]
+    # Capture the checker, or interpose on the squares between it and the king.
+    targets = np.empty(8, dtype=np.int64)
+    targets[0] = csq
+    nt = 1
+    d = DIRECTION_TO[ksq, csq]
+    if d < 8:
+        t = STEP[ksq, d]
+        while t != csq:
+            targets[nt] = t
+            nt += 1
+            t = STEP[t, d]
+    for i in range(nt):
+        start = n
+        n = _moves_to(board, c, targets[i], out, n)
+        k = start
+        for j in range(start, n):
+            m = out[j]
+            cap = do_move(board, hands, state, m)
+            ok = not attacked(board, ksq, e)
+            undo_move(board, hands, state, m, cap)
+            if ok:
+                out[k] = m
+                k += 1
+                if first_only:
+                    return k
+        n = k
+    # Drop interpositions (pieces of every kind the defender holds).
+    hand = hands[c]
+    if nt > 1 and hand != 0:
+        pf = _pawn_files(board, c)
+        for kind in range(1, 8):
+            if hand_count(hand, kind) == 0:
+                continue
+            for i in range(1, nt):
+                t = targets[i]
+                if _drop_allowed(board, kind, c, t, pf):
+                    if kind == _PAWN and _pawn_drop_mates(board, hands, state, t):
+                        continue
+                    out[n] = t | ((DROP_BASE + kind) << 7)
+                    n += 1
+                    if first_only:
+                        return n
+    return n
+
+
+@njit(cache=True)
+def any_legal_move(board, hands, state, out):
+    if in_check(board, state, state[SIDE]):
+        return evasions(board, hands, state, out, True) > 0
+    return legal_moves(board, hands, state, out) > 0
+
+
+@njit(cache=True)
+def mate_in_one(board, hands, state, out):
+    """A checking move after which the enemy has no legal reply, or -1.
+    out needs 2 * MAX_MOVES room (the second half holds the replies)."""
+    n = check_moves(board, hands, state, out)
+    reply = out[MAX_MOVES:]
+    for i in range(n):
+        m = out[i]
+        cap = do_move(board, hands, state, m)
+        escapes = evasions(board, hands, state, reply, True)
+        undo_move(board, hands, state, m, cap)
+        if escapes == 0:
+            return m
+    return -1
+
+
+@njit(cache=True)
+def all_moves(board, hands, state, out):
+    """Legal moves of the side to move, whether it is in check or not."""
+    if in_check(board, state, state[SIDE]):
+        return evasions(board, hands, state, out, False)
+    return legal_moves(board, hands, state, out)
+
+
+# ---------------------------------------------------------------- Python-facing wrappers
+def _buffer():
+    return np.empty(2 * MAX_MOVES, dtype=np.int32)
+
+
+def legal_moves_of(pos):
+    buf = _buffer()
+    n = all_moves(pos.board, pos.hands, pos.state, buf)
+    return [int(m) for m in buf[:n]]
+
+
+def check_moves_of(pos):
+    buf = _buffer()
+    n = check_moves(pos.board, pos.hands, pos.state, buf)
+    return [int(m) for m in buf[:n]]
+
+
+def is_in_check(pos):
+    return bool(in_check(pos.board, pos.state, pos.side_to_move))
+
+
+def push(pos, move):
+    do_move(pos.board, pos.hands, pos.state, np.int64(move))

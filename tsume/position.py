@@ -1,0 +1,173 @@
+"""The position model: three small numpy arrays that numba kernels take as they are.
+
+``board``  int8[81]   piece code per square (see pieces.py)
+``hands``  int64[2]   packed hand of Black and of White
+``state``  int64[4]   side to move, board Zobrist key (side included, hands excluded),
+                      Black king square, White king square (-1 when absent)
+
+The board key leaves the hands out on purpose: the transposition table stores the
+attacker's hand beside the key so that hand superiority can be used on lookup.
+"""
+import numpy as np
+
+from . import pieces as P
+from .errors import PositionError
+
+SIDE, KEY, KING_SQ = 0, 1, 2   # state[KING_SQ + colour] is that colour's king square
+
+
+def board_key(board, side):
+    key = np.int64(0)
+    for sq in range(81):
+        if board[sq]:
+            key ^= P.ZOBRIST_BOARD[board[sq], sq]
+    if side == P.WHITE:
+        key ^= P.ZOBRIST_SIDE
+    return key
+
+
+class Position:
+    """A shogi position. Moves in and out are USI strings; internals are arrays."""
+
+    __slots__ = ("board", "hands", "state")
+
+    def __init__(self, board, hands, side):
+        self.board = np.asarray(board, dtype=np.int8).copy()
+        self.hands = np.asarray(hands, dtype=np.int64).copy()
+        self.state = np.zeros(4, dtype=np.int64)
+        self.state[SIDE] = side
+        self.state[KING_SQ] = self.state[KING_SQ + 1] = -1
+        for sq in range(81):
+            p = int(self.board[sq])
+            if p and P.piece_kind(p) == P.KING:
+                self.state[KING_SQ + P.piece_colour(p)] = sq
+        self.state[KEY] = board_key(self.board, side)
+
+    # ------------------------------------------------------------ construction
+    @classmethod
+    def from_sfen(cls, text):
+        """Parse ``board side hands [ply] [moves ...]`` (optionally prefixed by
+        ``sfen`` or ``position sfen``); moves after ``moves`` are played."""
+        from .formats.sfen import parse_sfen
+        return parse_sfen(text)
+
+    @classmethod
+    def empty(cls, side=P.BLACK):
+        return cls(np.zeros(81, dtype=np.int8), np.zeros(2, dtype=np.int64), side)
+
+    def copy(self):
+        other = Position.__new__(Position)
+        other.board = self.board.copy()
+        other.hands = self.hands.copy()
+        other.state = self.state.copy()
+        return other
+
+    # ------------------------------------------------------------ queries
+    @property
+    def side_to_move(self):
+        return int(self.state[SIDE])
+
+    def piece_at(self, sq):
+        return int(self.board[sq])
+
+    def king_square(self, colour):
+        sq = int(self.state[KING_SQ + colour])
+        return None if sq < 0 else sq
+
+    def hand(self, colour):
+        """{kind: count} for the seven hand kinds."""
+        return P.unpack_hand(int(self.hands[colour]))
+
+    def set_hand(self, colour, counts):
+        self.hands[colour] = P.pack_hand(counts)
+
+    def key(self):
+        """Full position key (board, side and both hands): equal positions, equal keys."""
+        return int(self.state[KEY] ^ (self.hands[0] * P.HAND_MIX[0]) ^ (self.hands[1] * P.HAND_MIX[1]))
+
+    def piece_counts(self):
+        """{base kind: pieces of that kind on the board and in both hands}."""
+        counts = {k: 0 for k in P.TOTAL}
+        for sq in range(81):
+            p = int(self.board[sq])
+            if p:
+                counts[P.base_kind(P.piece_kind(p))] += 1
+        for colour in (P.BLACK, P.WHITE):
+            for k, n in self.hand(colour).items():
+                counts[k] += n
+        return counts
+
+    def remaining_pieces(self, attacker):
+        """The defender's hand under 玉方残り駒全部: every piece not on the board and not in
+        the attacker's hand (SPEC §2.2). Raises PositionError if a kind is over-used."""
+        on_board = {k: 0 for k in P.TOTAL}
+        for sq in range(81):
+            p = int(self.board[sq])
+            if p:
+                on_board[P.base_kind(P.piece_kind(p))] += 1
+        attacker_hand = self.hand(attacker)
+        rest = {}
+        for k in P.HAND_KINDS:
+            n = P.TOTAL[k] - on_board[k] - attacker_hand[k]
+            if n < 0:
+                raise PositionError(f"too many {P.USI_LETTER[k]}: {P.TOTAL[k] - n} of at most {P.TOTAL[k]}")
+            rest[k] = n
+        return rest
+
+    def __eq__(self, other):
+        return (isinstance(other, Position) and np.array_equal(self.board, other.board)
+                and np.array_equal(self.hands, other.hands) and self.side_to_move == other.side_to_move)
+
+    def __hash__(self):
+        return self.key()
+
+    def __repr__(self):
+        return f"Position.from_sfen({self.sfen()!r})"
+
+    # ------------------------------------------------------------ writers
+    def sfen(self, ply=1):
+        from .formats.sfen import write_sfen
+        return write_sfen(self, ply)
+
+    def to_kif(self, **kwargs):
+        from .formats.kif import write_kif
+        return write_kif(self, **kwargs)
+
+    def to_csa(self, **kwargs):
+        from .formats.csa import write_csa
+        return write_csa(self, **kwargs)
+
+    # ------------------------------------------------------------ moves (numba)
+    def legal_moves(self):
+        """Every legal move of the side to move, as USI strings."""
+        from . import movegen, notation
+        return [notation.move_to_usi(m) for m in movegen.legal_moves_of(self)]
+
+    def check_moves(self):
+        """Every legal move of the side to move that gives check (USI strings)."""
+        from . import movegen, notation
+        return [notation.move_to_usi(m) for m in movegen.check_moves_of(self)]
+
+    def is_check(self):
+        """Is the side to move in check?"""
+        from . import movegen
+        return movegen.is_in_check(self)
+
+    def is_mate(self):
+        from . import movegen
+        return movegen.is_in_check(self) and not movegen.legal_moves_of(self)
+
+    def push_usi(self, usi):
+        """Play a legal move given in USI; raises ValueError for an illegal or malformed one.
+        Returns the integer move."""
+        from . import movegen, notation
+        move = notation.usi_to_move(usi)
+        if move not in movegen.legal_moves_of(self):
+            raise ValueError(f"illegal move {usi} in {self.sfen()}")
+        movegen.push(self, move)
+        return move
+
+    def push(self, move):
+        """Play an integer move without a legality check (the caller knows it is legal)."""
+        from . import movegen
+        movegen.push(self, move)
