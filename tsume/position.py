@@ -83,7 +83,9 @@ class Position:
 
     def key(self):
         """Full position key (board, side and both hands): equal positions, equal keys."""
-        return int(self.state[KEY] ^ (self.hands[0] * P.HAND_MIX[0]) ^ (self.hands[1] * P.HAND_MIX[1]))
+        mask = (1 << 64) - 1
+        mixed = (int(self.hands[0]) * int(P.HAND_MIX[0])) ^ (int(self.hands[1]) * int(P.HAND_MIX[1]))
+        return int(self.state[KEY]) ^ (mixed & mask)
 
     def piece_counts(self):
         """{base kind: pieces of that kind on the board and in both hands}."""

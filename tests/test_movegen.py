@@ -1,0 +1,179 @@
+"""The numba move generator against independent generators (cshogi, python-shogi).
+
+Whole move sets are compared, on random tsume-style positions, on every position along
+the tanuki_generated solutions, and on a sample of full-board game positions.
+"""
+import random
+from pathlib import Path
+
+import pytest
+
+cshogi = pytest.importorskip("cshogi")
+
+from oracle import cshogi_board, cshogi_checks, cshogi_legal, python_shogi_legal  # noqa: E402
+from randpos import random_position  # noqa: E402
+from tsume.perft import tsume_perft  # noqa: E402
+from tsume.position import Position  # noqa: E402
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "problems"
+
+
+def _rows(name, limit=None, seed=5):
+    path = SHARED / name
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    rows = [line.rstrip("\n").split("\t") for line in path.open(encoding="utf-8")
+            if line.strip() and not line.startswith("#")]
+    if limit is not None and len(rows) > limit:
+        rows = random.Random(seed).sample(rows, limit)
+    return rows
+
+
+def _compare(pos, board, mismatches, checks=True):
+    ours, theirs = set(pos.legal_moves()), cshogi_legal(board)
+    if ours != theirs:
+        mismatches.append(("legal", pos.sfen(), sorted(ours - theirs), sorted(theirs - ours)))
+    if checks:
+        ours_c, theirs_c = set(pos.check_moves()), cshogi_checks(board)
+        if ours_c != theirs_c:
+            mismatches.append(("checks", pos.sfen(), sorted(ours_c - theirs_c), sorted(theirs_c - ours_c)))
+        return ours_c
+    return ours
+
+
+def test_random_tsume_positions_match_cshogi():
+    """2,000 random positions, and the defender's replies after up to 4 checks of each."""
+    rng = random.Random(20261129)
+    mismatches, compared = [], 0
+    for _ in range(2000):
+        pos = random_position(rng)
+        checks = _compare(pos, cshogi_board(pos.sfen()), mismatches)
+        compared += 1
+        for usi in sorted(checks)[:4]:
+            after = pos.copy()
+            after.push_usi(usi)
+            assert after.is_check()
+            _compare(after, cshogi_board(after.sfen()), mismatches, checks=False)
+            compared += 1
+    assert compared > 5000
+    assert mismatches == []
+
+
+def _replay_and_compare(rows):
+    mismatches, compared = [], 0
+    for cols in rows:
+        pos, board = Position.from_sfen(cols[0]), cshogi_board(cols[0])
+        line = cols[3].split() if len(cols) > 3 else []
+        for i in range(len(line) + 1):
+            _compare(pos, board, mismatches, checks=(i % 2 == 0))
+            compared += 1
+            if i < len(line):
+                pos.push_usi(line[i])
+                board.push_usi(line[i])
+    return compared, mismatches
+
+
+def test_tanuki_solution_lines_match_cshogi():
+    compared, mismatches = _replay_and_compare(_rows("tanuki_generated.tsv"))
+    assert compared > 10000
+    assert mismatches == []
+
+
+@pytest.mark.parametrize("name", ["yo_mate3.tsv", "yo_mate7.tsv", "yo_mate11.tsv"])
+def test_game_positions_match_cshogi(name):
+    compared, mismatches = _replay_and_compare(_rows(name, limit=150))
+    assert mismatches == []
+
+
+def _side_not_to_move_in_check(pos):
+    from tsume.movegen import attacked
+    king = pos.king_square(1 - pos.side_to_move)
+    return king is not None and attacked(pos.board, king, pos.side_to_move)
+
+
+def test_edge_case_positions_match_cshogi_and_python_shogi():
+    compared = 0
+    for cols in _rows("edge_cases.tsv"):
+        pos = Position.from_sfen(cols[0])
+        if _side_not_to_move_in_check(pos):
+            continue       # not a legal position: the oracles would list king captures
+        ours = set(pos.legal_moves())
+        assert ours == cshogi_legal(cshogi_board(cols[0])), cols[2]
+        assert ours == python_shogi_legal(cols[0]), cols[2]
+        compared += 1
+    assert compared >= 20
+
+
+def test_shtsume_issue6_position_as_transcribed_has_the_defender_in_check():
+    """The BOD of shtsume issue #6 has the 8a rook already checking the king on 6a with
+    Black to move, so it is an invalid problem (SPEC §3.4), not a mate-in-1."""
+    row = next(c for c in _rows("edge_cases.tsv") if c[2] == "shtsume-issue6-bod")
+    assert _side_not_to_move_in_check(Position.from_sfen(row[0]))
+
+
+def test_uchifuzume_is_not_generated_but_pawn_push_mate_is():
+    pos = Position.from_sfen("8k/6S2/7G1/9/9/9/9/9/9 b P2r2b3g3s4n4l17p 1")
+    assert "P*1b" not in pos.check_moves()
+    assert "P*1b" not in pos.legal_moves()
+    pos = Position.from_sfen("8k/6S2/7GP/9/9/9/9/9/9 b 2r2b3g3s4n4l17p 1")
+    assert {"1c1b", "1c1b+"} <= set(pos.check_moves())
+    pos.push_usi("1c1b+")
+    assert pos.is_mate()
+
+
+def test_pawn_drop_check_that_is_not_mate_is_generated():
+    pos = Position.from_sfen("8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1")
+    assert "P*1b" in pos.check_moves()
+
+
+def test_nifu_and_dead_piece_drops_are_excluded_for_both_sides():
+    pos = Position.from_sfen("8k/9/9/9/9/9/9/8P/9 b PLN2r2b4g4s3n3l16p 1")
+    moves = pos.legal_moves()
+    assert not [m for m in moves if m.startswith("P*1")]            # 二歩 on file 1
+    assert not [m for m in moves if m[:2] in ("P*", "L*") and m[3] == "a"]
+    assert not [m for m in moves if m.startswith("N*") and m[3] in "ab"]
+    # Defender interposing along rank 1: no pawn on the file of its own pawn (3b).
+    pos = Position.from_sfen("k7R/6p2/9/9/9/9/9/9/9 w r2b4g4s4n4l17p 1")
+    replies = set(pos.legal_moves())
+    assert "P*3a" not in replies and {"P*4a", "L*3a", "N*3a"} <= replies
+    # Along White's last rank: no pawn, lance or knight drop there.
+    pos = Position.from_sfen("9/9/9/9/9/9/9/9/k7R w r2b4g4s4n4l18p 1")
+    replies = set(pos.legal_moves())
+    assert not [m for m in replies if m[0] in "PLN" and m[1] == "*"]
+    assert {"S*5i", "G*5i", "B*5i", "R*5i"} <= replies
+
+
+@pytest.mark.parametrize("sfen", [
+    "8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1",
+    "9/9/3B3G1/6+p1n/7+p1/7k1/5BL1p/7G1/7+R+r b N2P2g4s2n3l13p 1",
+    "7k1/8s/8+P/9/7n1/9/9/9/9 b RSr2b4g2s3n4l17p 1",
+    "3g1n1l1/2p1g1r2/5k2S/4p1N+R1/3+p5/7N1/B8/9/9 b 2GSNb2s3l15p 1",
+])
+def test_tsume_perft_matches_cshogi(sfen):
+    def cshogi_perft(board, depth, ply=0):
+        if depth == 0:
+            return 1
+        total = 0
+        for m in [m for m in board.legal_moves if board.is_legal(m)]:
+            board.push(m)
+            if ply % 2 == 1 or board.is_check():
+                total += cshogi_perft(board, depth - 1, ply + 1)
+            board.pop()
+        return total
+    pos = Position.from_sfen(sfen)
+    for depth in (1, 2, 3):
+        assert tsume_perft(pos.board, pos.hands, pos.state, depth) == cshogi_perft(cshogi_board(sfen), depth)
+    assert pos.sfen() == Position.from_sfen(sfen).sfen()   # the search left the position as it was
+
+
+def test_do_undo_restores_position_and_key():
+    rng = random.Random(7)
+    for _ in range(300):
+        pos = random_position(rng)
+        before = (pos.board.copy(), pos.hands.copy(), pos.state.copy())
+        for usi in pos.legal_moves():
+            after = pos.copy()
+            after.push_usi(usi)
+            # Incremental key equals a key recomputed from scratch.
+            assert Position.from_sfen(after.sfen()).state[1] == after.state[1]
+        assert (pos.board == before[0]).all() and (pos.hands == before[1]).all() and (pos.state == before[2]).all()
