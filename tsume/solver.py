@@ -1,8 +1,21 @@
 """Public solving API: ``solve(position, ...) -> Result``.
 
-Stub until the df-pn engine lands: answers ``unknown`` honestly."""
+Runs the df-pn search (dfpn.py) in slices of nodes, so that time limits and Ctrl-C are
+honoured between slices, then reads a mating line out of the transposition table and
+replays it before reporting ``mate``. Limits give ``unknown``, never ``nomate``.
+"""
+import threading
 import time
 from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import movegen, notation
+from .dfpn import STOP_DEPTH, dfpn_search, new_workspace, probe
+from .tt import INF, new_table
+
+DEFAULT_HASH_MB = 256
+SLICE_NODES = 200_000
 
 
 @dataclass
@@ -17,7 +30,140 @@ class Result:
     reason: str | None = None       # why unknown (node limit, time limit, interrupted)
 
 
-def solve(position, time_limit=None, nodes=None, hash_mb=256):
+class Solver:
+    """Holds the table and work arrays of one search, so that PV extraction and
+    follow-up searches reuse what the main search learned."""
+
+    def __init__(self, hash_mb=DEFAULT_HASH_MB):
+        self.table = new_table(hash_mb)
+        self.workspace = new_workspace()
+        self.control = np.zeros(1, dtype=np.int64)
+        self.nodes = 0
+
+    def stop(self):
+        """Ask a running search to stop (safe from another thread)."""
+        self.control[0] = 1
+
+    def search(self, pos, max_nodes, deadline=None):
+        """df-pn from pos (attacker to move) until proven, disproven or out of budget.
+        Returns (pn, dn, stop reason or None, proof length)."""
+        spent = 0
+        while True:
+            budget = min(SLICE_NODES, max_nodes - spent) if max_nodes is not None else SLICE_NODES
+            if budget <= 0:
+                return 1, 1, "node limit", -1
+            pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table,
+                                                  budget, self.control, *self.workspace)
+            spent += n
+            self.nodes += n
+            if pn == 0 or dn == 0:
+                return pn, dn, None, length
+            if stop == STOP_DEPTH:
+                return pn, dn, "depth limit", -1
+            if self.control[0]:
+                return pn, dn, "interrupted", -1
+            if deadline is not None and time.perf_counter() >= deadline:
+                return pn, dn, "time limit", -1
+            if n == 0:
+                return pn, dn, "no progress", -1
+
+    def probe(self, pos, attacker):
+        out = np.zeros(4, dtype=np.int64)
+        found = probe(*self.table, pos.board, pos.hands, pos.state, attacker, out)
+        return found, out
+
+    def proven(self, pos, attacker, max_nodes=100_000):
+        """(length bound) if pos is proven mate for the attacker, searching a little if
+        the table lost it; None if it is not proven."""
+        found, out = self.probe(pos, attacker)
+        if found and out[0] == 0:
+            return int(out[2])
+        if pos.side_to_move == attacker:
+            pn, _, _, length = self.search(pos, max_nodes)
+            return int(length) if pn == 0 else None
+        # Defender to move: proven when every reply is.
+        worst = 0
+        for usi in pos.legal_moves():
+            child = pos.copy()
+            child.push_usi(usi)
+            sub = self.proven(child, attacker, max_nodes)
+            if sub is None:
+                return None
+            worst = max(worst, sub + 1)
+        return worst
+
+    def mating_line(self, pos, max_plies=4000):
+        """A line that mates against every defence the table knows: the attacker takes
+        the child with the shortest known mate, the defender the longest."""
+        attacker = pos.side_to_move
+        line, seen = [], set()
+        cur = pos.copy()
+        while len(line) < max_plies:
+            if cur.key() in seen:
+                return None
+            seen.add(cur.key())
+            attacking = cur.side_to_move == attacker
+            moves = cur.check_moves() if attacking else cur.legal_moves()
+            if not moves:
+                return line if not attacking else None
+            scored = []
+            for usi in sorted(moves):
+                child = cur.copy()
+                child.push_usi(usi)
+                if attacking:
+                    found, out = self.probe(child, attacker)
+                    if found and out[0] == 0:
+                        scored.append((int(out[2]), usi))
+                else:
+                    length = self.proven(child, attacker)
+                    if length is None:
+                        return None
+                    scored.append((-length, usi))
+            if not scored and attacking:
+                # The table dropped the proof of this node: prove it again.
+                pn, _, _, _ = self.search(cur, 1_000_000)
+                if pn != 0:
+                    return None
+                continue
+            scored.sort()
+            usi = scored[0][1]
+            line.append(usi)
+            cur.push_usi(usi)
+        return None
+
+
+def verify_mating_line(pos, line):
+    """Replay: every attacker move a legal check, every defender move legal, the end mate."""
+    cur = pos.copy()
+    attacker = cur.side_to_move
+    for usi in line:
+        legal = cur.check_moves() if cur.side_to_move == attacker else cur.legal_moves()
+        if usi not in legal:
+            return False
+        cur.push_usi(usi)
+    return cur.side_to_move != attacker and cur.is_mate()
+
+
+def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver=None):
+    """Prove mate or no mate for the side to move. Returns a Result (see README)."""
     start = time.perf_counter()
-    return Result(status="unknown", reason="solver not implemented yet",
-                  seconds=time.perf_counter() - start)
+    deadline = start + time_limit if time_limit else None
+    solver = solver or Solver(hash_mb)
+    pos = position.copy()
+    pn, dn, reason, _ = solver.search(pos, nodes, deadline)
+    result = Result(status="unknown", reason=reason)
+    if dn == 0:
+        result = Result(status="nomate")
+    elif pn == 0:
+        line = solver.mating_line(pos)
+        if line is not None and verify_mating_line(pos, line):
+            result = Result(status="mate", length=len(line), moves=line)
+            end = pos.copy()
+            for usi in line:
+                end.push_usi(usi)
+            result.komaamari = bool(end.hands[pos.side_to_move])
+        else:
+            result = Result(status="unknown", reason="proof found but no verified line")
+    result.nodes = solver.nodes
+    result.seconds = time.perf_counter() - start
+    return result

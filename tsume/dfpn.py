@@ -1,0 +1,293 @@
+"""df-pn search (Nagai 2002) with the 1+ε threshold trick, compiled with numba.
+
+OR nodes: the attacker to move, children = checking moves. AND nodes: the defender to
+move, children = every legal reply. pn/dn of a node are read from its children, which
+live in per-ply frame arrays while the node is on the search path, and in the
+transposition table (tt.py) otherwise. The recursion of the textbook MID() is an
+explicit stack (frame arrays indexed by ply), so deep problems cannot overflow any
+stack, and the search stops cleanly at a node or depth limit or when a stop flag is
+raised from another thread (control[0] != 0), leaving the position as it was.
+
+Repetition (SPEC §1.6): a child that repeats a position of the current path is a
+failure for the attacker *on this path only*. Such values stay in the frame arrays and
+a disproof that depends on one is never written to the table (the GHI problem), so a
+stored disproof is always path-independent. Proofs never depend on repetitions.
+"""
+import numpy as np
+from numba import njit
+
+from .movegen import DROP_BASE, MAX_MOVES, STEP, DIRECTION_TO, check_moves, do_move, evasions, find_attackers, hand_count, undo_move
+from .pieces import HAND_MASK, HAND_SHIFT, HAND_MIX
+from .position import KEY, KING_SQ, SIDE
+from .tt import INF, tt_lookup, tt_store
+
+MAX_PLY = 2048
+STOP_NONE, STOP_NODES, STOP_FLAG, STOP_DEPTH = 0, 1, 2, 3
+_FULL_MIX = HAND_MIX[0]
+
+
+@njit(cache=True, inline="always")
+def table_key(state, hands):
+    """Key for the table: board key mixed with the sum of both hands (see tt.py)."""
+    return state[KEY] ^ ((hands[0] + hands[1]) * _FULL_MIX)
+
+
+@njit(cache=True)
+def hand_union(a, b):
+    """Per-kind maximum of two packed hands."""
+    out = np.int64(0)
+    for k in range(1, 8):
+        x = (a >> HAND_SHIFT[k]) & HAND_MASK[k]
+        y = (b >> HAND_SHIFT[k]) & HAND_MASK[k]
+        out |= max(x, y) << HAND_SHIFT[k]
+    return out
+
+
+@njit(cache=True)
+def interposition_guard(board, hands, state, attacker):
+    """Proof pieces an AND node needs whatever its children need: where the defender can
+    interpose against the check but holds no piece of a kind, every piece of that kind
+    in the attacker's hand is part of the proof (with fewer, the defender would hold
+    one and could drop it)."""
+    defender = 1 - attacker
+    ksq = state[KING_SQ + defender]
+    tmp = np.empty(16, dtype=np.int64)
+    if find_attackers(board, ksq, attacker, tmp) != 1:
+        return np.int64(0)
+    d = DIRECTION_TO[ksq, tmp[0]]
+    if d >= 8 or STEP[ksq, d] == tmp[0]:
+        return np.int64(0)        # contact or knight check: nothing can be dropped between
+    out = np.int64(0)
+    dh = hands[defender]
+    ah = hands[attacker]
+    for k in range(1, 8):
+        if (dh >> HAND_SHIFT[k]) & HAND_MASK[k] == 0:
+            out |= ah & (HAND_MASK[k] << HAND_SHIFT[k])
+    return out
+
+
+@njit(cache=True)
+def _proof_hand_before(move, child_proof, captured):
+    """Proof pieces before an attacker move, from those of the position after it."""
+    frm = (move >> 7) & 127
+    if frm > DROP_BASE:
+        return child_proof + (np.int64(1) << HAND_SHIFT[frm - DROP_BASE])
+    if captured != 0:
+        k = captured & 15
+        if k > 8:
+            k -= 8
+        if (child_proof >> HAND_SHIFT[k]) & HAND_MASK[k] > 0:
+            return child_proof - (np.int64(1) << HAND_SHIFT[k])
+    return child_proof
+
+
+@njit(cache=True)
+def dfpn_search(board, hands, state, keys, thands, vals, max_nodes, control, work_moves,
+                work_pn, work_dn, work_hand, work_len, work_rep):
+    """Search from the position (attacker to move). Returns (root pn, root dn,
+    nodes, stop reason, root proof length). The table keeps everything learned, so a
+    call that stopped at max_nodes can simply be called again to continue."""
+    attacker = state[SIDE]
+    scratch = np.empty(2 * MAX_MOVES, dtype=np.int32)
+    look = np.empty(4, dtype=np.int64)
+    nmoves = np.zeros(MAX_PLY, dtype=np.int64)
+    thpn = np.zeros(MAX_PLY, dtype=np.int64)
+    thdn = np.zeros(MAX_PLY, dtype=np.int64)
+    best = np.zeros(MAX_PLY, dtype=np.int64)
+    captured = np.zeros(MAX_PLY, dtype=np.int64)
+    path = np.zeros(MAX_PLY, dtype=np.int64)
+    tkey = np.zeros(MAX_PLY, dtype=np.int64)
+    start_nodes = np.zeros(MAX_PLY, dtype=np.int64)
+    nodes = np.int64(0)
+    stop = STOP_NONE
+    root_pn = np.int64(1)
+    root_dn = np.int64(1)
+    root_len = np.int64(-1)
+
+    ply = 0
+    thpn[0] = INF - 1
+    thdn[0] = INF - 1
+    tkey[0] = table_key(state, hands)
+    path[0] = tkey[0] ^ (hands[attacker] * HAND_MIX[1])
+    expand = True
+    while True:
+        if expand:
+            # ---- expand the node at `ply`: generate children, give each a value
+            expand = False
+            start_nodes[ply] = nodes
+            or_node = ply % 2 == 0
+            moves = work_moves[ply]
+            if or_node:
+                n = check_moves(board, hands, state, moves)
+            else:
+                n = evasions(board, hands, state, moves, False)
+            nmoves[ply] = n
+            for i in range(n):
+                m = moves[i]
+                cap = do_move(board, hands, state, m)
+                ck = table_key(state, hands)
+                ah = hands[attacker]
+                full = ck ^ (ah * HAND_MIX[1])
+                rep = False
+                j = ply - 1
+                while j >= 0:
+                    if path[j] == full:
+                        rep = True
+                        break
+                    j -= 2
+                work_rep[ply, i] = rep
+                work_hand[ply, i] = ah
+                work_len[ply, i] = 0
+                if rep:
+                    work_pn[ply, i] = INF
+                    work_dn[ply, i] = 0
+                elif tt_lookup(keys, thands, vals, ck, ah, look):
+                    work_pn[ply, i] = look[0]
+                    work_dn[ply, i] = look[1]
+                    work_len[ply, i] = look[2]
+                    if look[0] == 0 or look[1] == 0:
+                        work_hand[ply, i] = look[3]
+                elif or_node:
+                    # Child is a defender node: its number of replies is the first guess.
+                    ne = evasions(board, hands, state, scratch, False)
+                    if ne == 0:
+                        ph = interposition_guard(board, hands, state, attacker)
+                        work_pn[ply, i] = 0
+                        work_dn[ply, i] = INF
+                        work_hand[ply, i] = ph
+                        tt_store(keys, thands, vals, ck, ph, 0, INF, 1, 0)
+                    else:
+                        work_pn[ply, i] = ne
+                        work_dn[ply, i] = 1
+                else:
+                    work_pn[ply, i] = 1
+                    work_dn[ply, i] = 1
+                undo_move(board, hands, state, m, cap)
+
+        # ---- the node's own numbers from its children
+        n = nmoves[ply]
+        or_node = ply % 2 == 0
+        pn = np.int64(INF) if or_node else np.int64(0)
+        dn = np.int64(0) if or_node else np.int64(INF)
+        b = -1
+        second = np.int64(INF)
+        for i in range(n):
+            cp = work_pn[ply, i]
+            cd = work_dn[ply, i]
+            if or_node:
+                dn = min(dn + cd, INF)
+                if cp < pn:
+                    second = pn
+                    pn = cp
+                    b = i
+                elif cp < second:
+                    second = cp
+            else:
+                pn = min(pn + cp, INF)
+                if cd < dn:
+                    second = dn
+                    dn = cd
+                    b = i
+                elif cd < second:
+                    second = cd
+        if n == 0:
+            b = -1
+        if pn > 0 and pn < INF and dn >= INF:
+            dn = INF - 1
+        if dn > 0 and dn < INF and pn >= INF:
+            pn = INF - 1
+
+        if (nodes >= max_nodes or control[0] != 0) and stop == STOP_NONE:
+            stop = STOP_NODES if nodes >= max_nodes else STOP_FLAG
+
+        if pn >= thpn[ply] or dn >= thdn[ply] or pn == 0 or dn == 0 or stop != STOP_NONE:
+            # ---- leave the node: store it, hand its numbers to the parent
+            proof_hand = hands[attacker]
+            length = np.int64(0)
+            rep_dep = False
+            if pn == 0:
+                if or_node:
+                    # proven by the child with the shortest known mate among proven ones
+                    bl = np.int64(1) << 40
+                    for i in range(n):
+                        if work_pn[ply, i] == 0 and work_len[ply, i] < bl:
+                            bl = work_len[ply, i]
+                            b = i
+                    m = work_moves[ply, b]
+                    cap_piece = 0
+                    to = m & 127
+                    if (m >> 7) & 127 <= DROP_BASE:
+                        cap_piece = board[to]
+                    proof_hand = _proof_hand_before(m, work_hand[ply, b], cap_piece)
+                    length = work_len[ply, b] + 1
+                else:
+                    proof_hand = interposition_guard(board, hands, state, attacker)
+                    for i in range(n):
+                        proof_hand = hand_union(proof_hand, work_hand[ply, i])
+                        length = max(length, work_len[ply, i] + 1)
+            elif dn == 0:
+                if or_node:
+                    for i in range(n):
+                        if work_rep[ply, i]:
+                            rep_dep = True
+                else:
+                    rep_dep = True
+                    for i in range(n):
+                        if work_dn[ply, i] == 0 and not work_rep[ply, i]:
+                            rep_dep = False
+            if not rep_dep:
+                tt_store(keys, thands, vals, tkey[ply], proof_hand, pn, dn,
+                         nodes - start_nodes[ply] + 1, length)
+            if ply == 0:
+                root_pn = pn
+                root_dn = dn
+                root_len = length if pn == 0 else -1
+                break
+            # back to the parent
+            ply -= 1
+            pb = best[ply]
+            undo_move(board, hands, state, work_moves[ply, pb], captured[ply])
+            work_pn[ply, pb] = pn
+            work_dn[ply, pb] = dn
+            work_rep[ply, pb] = rep_dep
+            work_len[ply, pb] = length
+            if pn == 0 or dn == 0:
+                work_hand[ply, pb] = proof_hand
+            continue
+
+        # ---- descend into the most promising child
+        if ply + 1 >= MAX_PLY - 1:
+            stop = STOP_DEPTH
+            continue
+        best[ply] = b
+        if or_node:
+            child_thpn = min(thpn[ply], second + second // 4 + 1)
+            child_thdn = thdn[ply] - dn + work_dn[ply, b]
+        else:
+            child_thdn = min(thdn[ply], second + second // 4 + 1)
+            child_thpn = thpn[ply] - pn + work_pn[ply, b]
+        m = work_moves[ply, b]
+        captured[ply] = do_move(board, hands, state, m)
+        nodes += 1
+        ply += 1
+        thpn[ply] = min(child_thpn, INF - 1)
+        thdn[ply] = min(child_thdn, INF - 1)
+        tkey[ply] = table_key(state, hands)
+        path[ply] = tkey[ply] ^ (hands[attacker] * HAND_MIX[1])
+        expand = True
+    return root_pn, root_dn, nodes, stop, root_len
+
+
+@njit(cache=True)
+def probe(keys, thands, vals, board, hands, state, attacker, out):
+    """Table values of the current position: out <- pn, dn, length, hand."""
+    return tt_lookup(keys, thands, vals, table_key(state, hands), hands[attacker], out)
+
+
+def new_workspace():
+    return (np.empty((MAX_PLY, MAX_MOVES), dtype=np.int32),
+            np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
+            np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
+            np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
+            np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
+            np.empty((MAX_PLY, MAX_MOVES), dtype=np.bool_))

@@ -1,0 +1,137 @@
+"""Transposition table in preallocated numpy arrays, used by the df-pn search.
+
+Keys: the board key (side to move included) mixed with the *sum* of both hands. Under
+玉方残り駒全部 that sum is fixed by the board, and in any position it does not change when
+a piece passes from one hand to the other, so entries that differ only in how the
+pieces in hand are split between attacker and defender share a key. Each entry stores
+the attacker's hand, and lookups use hand superiority (SPEC §2.2, issue #4):
+
+* proven with attacker hand P (the proof pieces) -> proven for any hand that holds P;
+* disproven with attacker hand D -> disproven for any hand that D holds.
+
+Entries live in clusters of CLUSTER slots chosen by the key; a full cluster drops
+its entry with the least search effort, never a proof if something else can go, so
+the memory is fixed by --hash and a long search never runs out of it.
+"""
+import numpy as np
+from numba import njit
+
+from .pieces import HAND_GUARD
+
+CLUSTER = 8
+ENTRY_BYTES = 32
+INF = np.int64(1 << 30)          # proof/disproof number meaning "proven"/"disproven"
+# tt fields in one int64 matrix: key, hand, pn, dn, amount (search effort), length, flags
+F_KEY, F_HAND, F_PN, F_DN, F_AMOUNT, F_LEN = 0, 1, 2, 3, 4, 5
+N_FIELDS = 6
+
+
+def new_table(hash_mb):
+    """A table of about hash_mb megabytes (at least one cluster)."""
+    clusters = max(1, (hash_mb * 1024 * 1024) // (ENTRY_BYTES * CLUSTER))
+    clusters = 1 << (clusters.bit_length() - 1)          # a power of two: index by mask
+    keys = np.zeros(clusters * CLUSTER, dtype=np.int64)
+    hands = np.zeros(clusters * CLUSTER, dtype=np.int64)
+    # pn, dn, amount, length packed as int32 columns: [pn, dn, amount, length]
+    vals = np.zeros((clusters * CLUSTER, 4), dtype=np.int32)
+    return keys, hands, vals
+
+
+@njit(cache=True, inline="always")
+def hand_covers(big, small):
+    """Does hand `big` hold at least every piece of hand `small`?"""
+    return ((big - small) & HAND_GUARD) == 0
+
+
+@njit(cache=True)
+def tt_lookup(keys, hands, vals, key, hand, out):
+    """Look up (key, attacker hand). out[0..3] <- pn, dn, length, proof/disproof hand.
+    Returns True when something usable was found (exact entry, or a proof/disproof
+    that transfers by hand superiority)."""
+    mask = keys.shape[0] // 8 - 1
+    base = (key & mask) * 8
+    found = False
+    for i in range(base, base + 8):
+        if keys[i] != key or vals[i, 2] == 0:
+            continue
+        h = hands[i]
+        pn = vals[i, 0]
+        dn = vals[i, 1]
+        if pn == 0:
+            if hand_covers(hand, h):
+                out[0] = 0
+                out[1] = INF
+                out[2] = vals[i, 3]
+                out[3] = h
+                return True
+        elif dn == 0:
+            if hand_covers(h, hand):
+                out[0] = INF
+                out[1] = 0
+                out[2] = vals[i, 3]
+                out[3] = h
+                return True
+        elif h == hand:
+            out[0] = pn
+            out[1] = dn
+            out[2] = vals[i, 3]
+            out[3] = h
+            found = True
+    return found
+
+
+@njit(cache=True)
+def tt_store(keys, hands, vals, key, hand, pn, dn, amount, length):
+    """Store a result. A proof also clears the same board's entries that it makes
+    redundant (hands that hold the proof pieces); a disproof likewise."""
+    mask = keys.shape[0] // 8 - 1
+    base = (key & mask) * 8
+    slot = -1
+    for i in range(base, base + 8):
+        if vals[i, 2] == 0:
+            if slot < 0:
+                slot = i
+            continue
+        if keys[i] != key:
+            continue
+        h = hands[i]
+        if h == hand:
+            slot = i
+            break
+        if pn == 0 and vals[i, 0] != 0 and hand_covers(h, hand):
+            vals[i, 2] = 0            # made redundant by this proof
+            if slot < 0:
+                slot = i
+        elif dn == 0 and vals[i, 1] != 0 and hand_covers(hand, h):
+            vals[i, 2] = 0            # made redundant by this disproof
+            if slot < 0:
+                slot = i
+    if slot < 0:
+        # Replace the entry with the least effort, keeping final results when possible.
+        best = -1
+        best_score = np.int64(1) << 62
+        for i in range(base, base + 8):
+            score = np.int64(vals[i, 2])
+            if vals[i, 0] == 0 or vals[i, 1] == 0:
+                score += np.int64(1) << 40
+            if score < best_score:
+                best_score = score
+                best = i
+        slot = best
+    keys[slot] = key
+    hands[slot] = hand
+    vals[slot, 0] = min(pn, INF)
+    vals[slot, 1] = min(dn, INF)
+    vals[slot, 2] = max(1, min(amount, 1 << 30))
+    vals[slot, 3] = length
+
+
+@njit(cache=True)
+def tt_usage(vals, sample):
+    """Fraction (per mille) of the first `sample` slots in use, like USI hashfull."""
+    n = min(sample, vals.shape[0])
+    used = 0
+    for i in range(n):
+        if vals[i, 2] != 0:
+            used += 1
+    return used * 1000 // max(1, n)
