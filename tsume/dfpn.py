@@ -27,9 +27,10 @@ _FULL_MIX = HAND_MIX[0]
 
 
 @njit(cache=True, inline="always")
-def table_key(state, hands):
-    """Key for the table: board key mixed with the sum of both hands (see tt.py)."""
-    return state[KEY] ^ ((hands[0] + hands[1]) * _FULL_MIX)
+def table_key(state, hands, salt):
+    """Key for the table: board key mixed with the sum of both hands (see tt.py), and
+    a per-problem salt so that a reused table needs no clearing between problems."""
+    return state[KEY] ^ ((hands[0] + hands[1]) * _FULL_MIX) ^ salt
 
 
 @njit(cache=True)
@@ -82,7 +83,7 @@ def _proof_hand_before(move, child_proof, captured):
 
 
 @njit(cache=True)
-def dfpn_search(board, hands, state, keys, thands, vals, max_nodes, control, work_moves,
+def dfpn_search(board, hands, state, keys, thands, vals, salt, max_nodes, control, work_moves,
                 work_pn, work_dn, work_hand, work_len, work_rep):
     """Search from the position (attacker to move). Returns (root pn, root dn,
     nodes, stop reason, root proof length). The table keeps everything learned, so a
@@ -107,7 +108,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, max_nodes, control, wor
     ply = 0
     thpn[0] = INF - 1
     thdn[0] = INF - 1
-    tkey[0] = table_key(state, hands)
+    tkey[0] = table_key(state, hands, salt)
     path[0] = tkey[0] ^ (hands[attacker] * HAND_MIX[1])
     expand = True
     while True:
@@ -125,7 +126,8 @@ def dfpn_search(board, hands, state, keys, thands, vals, max_nodes, control, wor
             for i in range(n):
                 m = moves[i]
                 cap = do_move(board, hands, state, m)
-                ck = table_key(state, hands)
+                nodes += 1
+                ck = table_key(state, hands, salt)
                 ah = hands[attacker]
                 full = ck ^ (ah * HAND_MIX[1])
                 rep = False
@@ -272,16 +274,16 @@ def dfpn_search(board, hands, state, keys, thands, vals, max_nodes, control, wor
         ply += 1
         thpn[ply] = min(child_thpn, INF - 1)
         thdn[ply] = min(child_thdn, INF - 1)
-        tkey[ply] = table_key(state, hands)
+        tkey[ply] = table_key(state, hands, salt)
         path[ply] = tkey[ply] ^ (hands[attacker] * HAND_MIX[1])
         expand = True
     return root_pn, root_dn, nodes, stop, root_len
 
 
 @njit(cache=True)
-def probe(keys, thands, vals, board, hands, state, attacker, out):
+def probe(keys, thands, vals, salt, board, hands, state, attacker, out):
     """Table values of the current position: out <- pn, dn, length, hand."""
-    return tt_lookup(keys, thands, vals, table_key(state, hands), hands[attacker], out)
+    return tt_lookup(keys, thands, vals, table_key(state, hands, salt), hands[attacker], out)
 
 
 def new_workspace():

@@ -35,10 +35,20 @@ class Solver:
     follow-up searches reuse what the main search learned."""
 
     def __init__(self, hash_mb=DEFAULT_HASH_MB):
+        self.hash_mb = hash_mb
         self.table = new_table(hash_mb)
         self.workspace = new_workspace()
         self.control = np.zeros(1, dtype=np.int64)
         self.nodes = 0
+        self.salt = np.int64(0)
+        self._rng = np.random.default_rng()
+
+    def new_problem(self):
+        """Forget the previous problem without clearing memory: a fresh salt makes every
+        old entry a stranger to the new keys, and replacement recycles their slots."""
+        self.salt = np.int64(self._rng.integers(1, 2 ** 62))
+        self.nodes = 0
+        self.control[0] = 0
 
     def stop(self):
         """Ask a running search to stop (safe from another thread)."""
@@ -52,7 +62,7 @@ class Solver:
             budget = min(SLICE_NODES, max_nodes - spent) if max_nodes is not None else SLICE_NODES
             if budget <= 0:
                 return 1, 1, "node limit", -1
-            pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table,
+            pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table, self.salt,
                                                   budget, self.control, *self.workspace)
             spent += n
             self.nodes += n
@@ -69,7 +79,7 @@ class Solver:
 
     def probe(self, pos, attacker):
         out = np.zeros(4, dtype=np.int64)
-        found = probe(*self.table, pos.board, pos.hands, pos.state, attacker, out)
+        found = probe(*self.table, self.salt, pos.board, pos.hands, pos.state, attacker, out)
         return found, out
 
     def proven(self, pos, attacker, max_nodes=100_000):
@@ -83,9 +93,9 @@ class Solver:
             return int(length) if pn == 0 else None
         # Defender to move: proven when every reply is.
         worst = 0
-        for usi in pos.legal_moves():
+        for move in movegen.legal_moves_of(pos):
             child = pos.copy()
-            child.push_usi(usi)
+            child.push(move)
             sub = self.proven(child, attacker, max_nodes)
             if sub is None:
                 return None
@@ -103,13 +113,14 @@ class Solver:
                 return None
             seen.add(cur.key())
             attacking = cur.side_to_move == attacker
-            moves = cur.check_moves() if attacking else cur.legal_moves()
+            moves = movegen.check_moves_of(cur) if attacking else movegen.legal_moves_of(cur)
             if not moves:
                 return line if not attacking else None
             scored = []
-            for usi in sorted(moves):
+            for move in moves:
+                usi = notation.move_to_usi(move)
                 child = cur.copy()
-                child.push_usi(usi)
+                child.push(move)
                 if attacking:
                     found, out = self.probe(child, attacker)
                     if found and out[0] == 0:
@@ -128,7 +139,7 @@ class Solver:
             scored.sort()
             usi = scored[0][1]
             line.append(usi)
-            cur.push_usi(usi)
+            cur.push(notation.usi_to_move(usi))
         return None
 
 
@@ -144,11 +155,25 @@ def verify_mating_line(pos, line):
     return cur.side_to_move != attacker and cur.is_mate()
 
 
+_shared_solvers = {}
+
+
+def shared_solver(hash_mb=DEFAULT_HASH_MB):
+    """One Solver per table size and thread, reused across problems: allocating and
+    touching a large table for every problem would cost more than solving most."""
+    key = (hash_mb, threading.get_ident())
+    if key not in _shared_solvers:
+        _shared_solvers.clear()          # keep at most one table alive
+        _shared_solvers[key] = Solver(hash_mb)
+    return _shared_solvers[key]
+
+
 def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver=None):
     """Prove mate or no mate for the side to move. Returns a Result (see README)."""
     start = time.perf_counter()
     deadline = start + time_limit if time_limit else None
-    solver = solver or Solver(hash_mb)
+    solver = solver or shared_solver(hash_mb)
+    solver.new_problem()
     pos = position.copy()
     pn, dn, reason, _ = solver.search(pos, nodes, deadline)
     result = Result(status="unknown", reason=reason)

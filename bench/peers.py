@@ -1,0 +1,108 @@
+"""Solve the same problem sets with ours, cshogi's DfPn and cshogi's OslDfPn in one run.
+
+    python bench/peers.py [--count 1000] [--time-limit 60] [--sets yo_mate3,tanuki,...]
+
+Per set and solver: solved count, total and median seconds, nodes, nodes/s, and the
+ratio of total time ours/peer over the problems both solved (< 1: ours is faster).
+Sets: the first --count rows of yo_mate3..11 (literal hands), all of tanuki_generated,
+and the short and medium 将棋図巧/将棋無双 (published length <= --max-length).
+Node counts are each solver's own notion of a node; compare them with care.
+"""
+import argparse
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+import cshogi
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "problems"
+
+from tsume.position import Position  # noqa: E402
+from tsume.solver import Solver, solve  # noqa: E402
+
+
+def load_sets(count, max_length):
+    sets = {}
+    for n in (3, 5, 7, 9, 11):
+        path = SHARED / f"yo_mate{n}.tsv"
+        if path.exists():
+            rows = [l.split("\t") for l in path.open(encoding="utf-8") if not l.startswith("#")]
+            sets[f"yo_mate{n}"] = [(r[2], r[0]) for r in rows[:count]]
+    path = SHARED / "tanuki_generated.tsv"
+    if path.exists():
+        sets["tanuki"] = [(r[2], r[0]) for r in (l.split("\t") for l in path.open(encoding="utf-8")
+                                                 if not l.startswith("#"))]
+    for name in ("zuko", "musou"):
+        path = SHARED / f"{name}.tsv"
+        if path.exists():
+            rows = [l.split("\t") for l in path.open(encoding="utf-8") if not l.startswith("#")]
+            sets[f"{name}<={max_length}"] = [(r[2], r[0]) for r in rows
+                                             if r[1].isdigit() and int(r[1]) <= max_length]
+    return sets
+
+
+def run_ours(sfen, time_limit, hash_mb):
+    t = time.perf_counter()
+    result = solve(Position.from_sfen(sfen), time_limit=time_limit, hash_mb=hash_mb)
+    return result.status == "mate", time.perf_counter() - t, result.nodes
+
+
+def run_cshogi(cls, sfen, time_limit, max_nodes):
+    board = cshogi.Board(sfen)
+    solver = cls()
+    solver.set_max_search_node(max_nodes)
+    solver.set_max_depth(1024)
+    timer = threading.Timer(time_limit, solver.stop)
+    timer.start()
+    t = time.perf_counter()
+    try:
+        found = solver.search(board)
+        if found:
+            solver.get_pv(board)      # a line, as ours reports (ours also replays it)
+    finally:
+        timer.cancel()
+    return bool(found), time.perf_counter() - t, solver.searched_node
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--count", type=int, default=1000, help="rows of each yo_mate set")
+    ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per problem")
+    ap.add_argument("--max-length", type=int, default=31, help="図巧/無双 up to this length")
+    ap.add_argument("--peer-nodes", type=int, default=10_000_000, help="cshogi node limit")
+    ap.add_argument("--hash", type=int, default=256, help="our table size in MB")
+    ap.add_argument("--sets", default=None, help="comma-separated subset of set names")
+    args = ap.parse_args()
+
+    solve(Position.from_sfen("8k/9/9/7+R1/9/9/9/9/9 b LP 1"))      # compile / load cache
+    sets = load_sets(args.count, args.max_length)
+    if args.sets:
+        wanted = args.sets.split(",")
+        sets = {k: v for k, v in sets.items() if any(k.startswith(w) for w in wanted)}
+    solvers = {
+        "tsume": lambda s: run_ours(s, args.time_limit, args.hash),
+        "cshogi.DfPn": lambda s: run_cshogi(cshogi.DfPn, s, args.time_limit, args.peer_nodes),
+        "cshogi.OslDfPn": lambda s: run_cshogi(cshogi.OslDfPn, s, args.time_limit, args.peer_nodes),
+    }
+    print(f"{'set':12} {'solver':15} {'solved':>9} {'total s':>9} {'median s':>9} {'nodes':>12} "
+          f"{'nodes/s':>10} {'ours/peer':>10}")
+    for set_name, problems in sets.items():
+        results = {name: [fn(sfen) for _, sfen in problems] for name, fn in solvers.items()}
+        ours = results["tsume"]
+        for name, res in results.items():
+            solved = sum(r[0] for r in res)
+            total = sum(r[1] for r in res)
+            nodes = sum(r[2] for r in res)
+            both = [i for i in range(len(res)) if res[i][0] and ours[i][0]]
+            ratio = "" if name == "tsume" else (
+                f"{sum(ours[i][1] for i in both) / max(1e-9, sum(res[i][1] for i in both)):.2f}")
+            print(f"{set_name:12} {name:15} {solved:4}/{len(res):<4} {total:9.2f} "
+                  f"{statistics.median(r[1] for r in res):9.4f} {nodes:12,} {nodes / max(total, 1e-9):10,.0f} "
+                  f"{ratio:>10}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

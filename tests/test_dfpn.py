@@ -1,0 +1,145 @@
+"""The df-pn engine: proofs on real problems (replayed by cshogi), real disproofs,
+honest 'unknown' at limits, verdicts independent of the table size."""
+import random
+from pathlib import Path
+
+import pytest
+
+cshogi = pytest.importorskip("cshogi")
+
+from tsume.position import Position  # noqa: E402
+from tsume.solver import Solver, solve  # noqa: E402
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "problems"
+
+
+def _rows(name, limit=None, seed=11):
+    path = SHARED / name
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    rows = [line.rstrip("\n").split("\t") for line in path.open(encoding="utf-8")
+            if line.strip() and not line.startswith("#")]
+    if limit is not None and len(rows) > limit:
+        rows = random.Random(seed).sample(rows, limit)
+    return rows
+
+
+def assert_line_mates_under_cshogi(sfen, line):
+    """Independent replay: legal moves only, every attacker move a check, final mate,
+    no pawn-drop mate on the last move."""
+    board = cshogi.Board(sfen)
+    attacker = board.turn
+    for i, usi in enumerate(line):
+        move = board.move_from_usi(usi)
+        assert board.is_legal(move), (sfen, i, usi)
+        board.push(move)
+        if i % 2 == 0:
+            assert board.is_check(), (sfen, i, usi)
+    assert board.turn != attacker
+    assert board.is_check() and not [m for m in board.legal_moves if board.is_legal(m)]
+    assert not line[-1].startswith("P*"), "打ち歩詰め"
+
+
+def _solve_all(rows, nodes=2_000_000, hash_mb=32):
+    solver_results = []
+    for cols in rows:
+        result = solve(Position.from_sfen(cols[0]), nodes=nodes, hash_mb=hash_mb)
+        assert result.status == "mate", (cols[2], result)
+        assert_line_mates_under_cshogi(cols[0], result.moves)
+        assert result.length == len(result.moves)
+        if cols[1].isdigit():
+            # Any proven line is at least as long as the shortest mate.
+            assert result.length >= int(cols[1]) or cols[2].startswith("marken"), (cols[2], result.length)
+        solver_results.append(result)
+    return solver_results
+
+
+def test_every_tanuki_problem_is_proven_mate():
+    _solve_all(_rows("tanuki_generated.tsv"))
+
+
+@pytest.mark.parametrize("n", [3, 5, 7, 9, 11])
+def test_game_positions_with_literal_hands_are_proven_mate(n):
+    _solve_all(_rows(f"yo_mate{n}.tsv", limit=40))
+
+
+def test_marken_foo_problems_are_proven_mate():
+    _solve_all(_rows("marken_foo_kif.tsv"))
+
+
+def test_spec_samples():
+    s3 = solve(Position.from_sfen("8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1"))
+    assert (s3.status, s3.moves) == ("mate", ["P*1b", "1a1b", "L*1c"])
+    assert not s3.komaamari
+    mudaai = solve(Position.from_sfen("8k/6G1p/9/9/9/9/9/9/4R4 b r2b3g4s4n4l17p 1"))
+    assert mudaai.status == "mate" and mudaai.moves[0] == "5i5a+"
+
+
+@pytest.mark.parametrize("sfen", [
+    "4k4/9/9/9/9/9/9/9/9 b G2r2b3g4s4n4l18p 1",        # one gold: the king walks away
+    "4k4/9/4P4/9/9/9/9/9/9 b S2r2b4g3s4n4l17p 1",      # no check survives
+    "9/9/9/9/4k4/9/9/9/9 b 2r2b4g4s4n4l18p 1",         # attacker has nothing at all
+])
+def test_simple_no_mate_positions_are_disproven(sfen):
+    assert solve(Position.from_sfen(sfen)).status == "nomate"
+
+
+def test_edge_cases_nomate_rows_and_not1_rows():
+    rows = {c[2]: c for c in _rows("edge_cases.tsv")}
+    result = solve(Position.from_sfen(rows["cshogi-issue54-case1"][0]), nodes=2_000_000)
+    assert result.status == "nomate"       # cshogi's DfPn claims a mate here (its bug #54)
+    for cols in rows.values():
+        if cols[1] != "not1":
+            continue
+        result = solve(Position.from_sfen(cols[0]), nodes=50_000)
+        assert not (result.status == "mate" and result.length == 1), cols[2]
+        # With a tiny budget: unknown, never a disproof.
+        tiny = solve(Position.from_sfen(cols[0]), nodes=5)
+        assert tiny.status == "unknown" and tiny.reason == "node limit", cols[2]
+
+
+def test_musou_037_and_088_as_transcribed_are_disproven():
+    rows = {c[2]: c for c in _rows("musou.tsv")}
+    for pid in ("musou-037", "musou-088"):
+        assert solve(Position.from_sfen(rows[pid][0]), nodes=4_000_000).status == "nomate", pid
+
+
+def test_limits_give_unknown_never_nomate():
+    hard = "7k1/9/9/9/9/9/9/9/9 b B2G2SL2P2rb2g2s4n3l16p 1"     # the KH #6 bare king: no mate
+    result = solve(Position.from_sfen(hard), nodes=20_000)
+    assert result.status == "unknown" and result.reason == "node limit"
+    result = solve(Position.from_sfen(hard), time_limit=0.2)
+    assert result.status == "unknown" and result.reason == "time limit"
+
+
+def test_stop_flag_interrupts_a_running_search():
+    import threading
+    solver = Solver(hash_mb=16)
+    threading.Timer(0.3, solver.stop).start()
+    result = solve(Position.from_sfen("7k1/9/9/9/9/9/9/9/9 b B2G2SL2P2rb2g2s4n3l16p 1"), solver=solver)
+    assert result.status == "unknown" and result.reason == "interrupted"
+
+
+def test_verdict_does_not_depend_on_hash_size():
+    """A 1 MB table is full at once, so replacement is exercised on every problem."""
+    rows = _rows("tanuki_generated.tsv", limit=60) + _rows("yo_mate9.tsv", limit=20)
+    for cols in rows:
+        small = solve(Position.from_sfen(cols[0]), hash_mb=1, nodes=3_000_000)
+        big = solve(Position.from_sfen(cols[0]), hash_mb=256)
+        assert small.status == big.status == "mate", cols[2]
+        assert_line_mates_under_cshogi(cols[0], small.moves)
+
+
+def test_repetition_is_not_stored_as_a_disproof():
+    """Problems whose defence invites perpetual-check cycles (the KH #5, #7 and the
+    yaneuraou 'loop' rows) are still proven, with a line that never repeats."""
+    rows = {c[2]: c for c in _rows("edge_cases.tsv")}
+    for pid in ("kh-issue5", "kh-issue7", "yaneuraou-issue116-loop"):
+        result = solve(Position.from_sfen(rows[pid][0]), nodes=3_000_000)
+        assert result.status == "mate", pid
+        assert_line_mates_under_cshogi(rows[pid][0], result.moves)
+        seen, pos = set(), Position.from_sfen(rows[pid][0])
+        for usi in result.moves:
+            assert pos.key() not in seen
+            seen.add(pos.key())
+            pos.push_usi(usi)
