@@ -1,4 +1,10 @@
-"""SFEN (USI position string) reader and writer (SPEC §3.1)."""
+"""SFEN (USI position string) reader and writer (SPEC §3.1).
+
+Accepted forms: ``board side hands [ply]``, optionally prefixed by ``sfen`` or
+``position sfen``, ``position startpos``, each optionally followed by ``moves m1 m2 ...``.
+A problem file holds one such string per line, optionally followed by TAB-separated
+fields (the layout of shared/problems/*.tsv); ``#`` lines and blank lines are skipped.
+"""
 import re
 
 import numpy as np
@@ -7,15 +13,35 @@ from .. import pieces as P
 from ..errors import FormatError
 from ..position import Position
 
-_HAND_RE = re.compile(r"(\d*)([RBGSNLPrbgsnlp])")
+STARTPOS = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+
+_HAND_RE = re.compile(r"([0-9]*)([RBGSNLPrbgsnlp])")
+_LETTER_KIND = {**P.LETTER_KIND, **{c.lower(): k for c, k in P.LETTER_KIND.items()}}
+_PLY_RE = re.compile(r"[0-9]{1,9}")
+# A board token: 9 ranks of SFEN letters/digits. Loose on purpose (it only decides
+# "this line means to be SFEN"); _parse_board gives the precise error.
+BOARD_TOKEN_RE = re.compile(r"^[0-9+A-Za-z]+(?:/[0-9+A-Za-z]+){8}$")
 
 
-def parse_sfen(text, play_moves=True):
-    """Position from ``[position] [sfen] board side hands [ply] [moves m1 m2 ...]``.
-    Raises FormatError on malformed text; moves are replayed (legality checked)."""
+def looks_like_sfen(line):
+    """Does this (non-comment) line mean to be a SFEN string?"""
+    tokens = line.split("\t", 1)[0].split()
+    if tokens[:1] == ["position"]:
+        return True
+    if tokens[:1] == ["sfen"]:
+        tokens = tokens[1:]
+    return bool(tokens) and bool(BOARD_TOKEN_RE.match(tokens[0]))
+
+
+def split_sfen(text):
+    """(start position, [USI moves]) from any accepted form; moves are not played."""
     tokens = text.split()
     if tokens[:1] == ["position"]:
         tokens = tokens[1:]
+        if tokens[:1] == ["startpos"]:
+            tokens = STARTPOS.split() + tokens[1:]
+        elif tokens[:1] != ["sfen"]:
+            raise FormatError("'position' must be followed by 'sfen' or 'startpos'")
     if tokens[:1] == ["sfen"]:
         tokens = tokens[1:]
     moves = []
@@ -24,20 +50,31 @@ def parse_sfen(text, play_moves=True):
         tokens, moves = tokens[:i], tokens[i + 1:]
     if len(tokens) < 3:
         raise FormatError("SFEN needs board, side to move and hands")
-    if len(tokens) > 4 or (len(tokens) == 4 and not tokens[3].isdigit()):
+    if len(tokens) > 4 or (len(tokens) == 4 and not _PLY_RE.fullmatch(tokens[3])):
         raise FormatError(f"unexpected text after SFEN: {' '.join(tokens[3:])[:40]!r}")
     board = _parse_board(tokens[0])
     if tokens[1] not in ("b", "w"):
         raise FormatError(f"side to move must be b or w, not {tokens[1][:20]!r}")
     side = P.BLACK if tokens[1] == "b" else P.WHITE
     hands = _parse_hands(tokens[2])
-    pos = Position(board, hands, side)
+    return Position(board, hands, side), moves
+
+
+def play_usi_moves(pos, moves):
+    """Play USI moves on pos in place; FormatError names the first bad one."""
+    for i, m in enumerate(moves):
+        try:
+            pos.push_usi(m)
+        except ValueError:
+            raise FormatError(f"illegal or malformed move {i + 1} {m[:20]!r} after the SFEN") from None
+
+
+def parse_sfen(text, play_moves=True):
+    """Position from any accepted form. Raises FormatError on malformed text; moves
+    after ``moves`` are replayed (legality checked) unless play_moves is false."""
+    pos, moves = split_sfen(text)
     if play_moves:
-        for m in moves:
-            try:
-                pos.push_usi(m)
-            except ValueError:
-                raise FormatError(f"illegal or malformed move {m[:20]!r} after the SFEN") from None
+        play_usi_moves(pos, moves)
     return pos
 
 
@@ -45,12 +82,12 @@ def _parse_board(text):
     rows = text.split("/")
     if len(rows) != 9:
         raise FormatError(f"SFEN board needs 9 ranks separated by '/', got {len(rows)}")
-    board = np.zeros(81, dtype=np.int8)
+    board = [0] * 81          # a list: element writes into numpy are slow, and files are big
     for r, row in enumerate(rows):
         file = 9
         promoted = False
         for ch in row:
-            if ch.isdigit():
+            if ch in "0123456789":
                 if promoted or ch == "0":
                     raise FormatError(f"bad SFEN rank {r + 1}: {row[:20]!r}")
                 file -= int(ch)
@@ -59,23 +96,22 @@ def _parse_board(text):
                     raise FormatError(f"bad SFEN rank {r + 1}: {row[:20]!r}")
                 promoted = True
                 continue
-            elif ch.upper() in P.LETTER_KIND:
-                kind = P.LETTER_KIND[ch.upper()]
+            elif ch in _LETTER_KIND:
+                kind = _LETTER_KIND[ch]
                 if promoted:
                     if not P.can_promote(kind):
                         raise FormatError(f"piece {ch!r} cannot be promoted (rank {r + 1})")
                     kind += P.PROMOTED
                 if file < 1:
                     raise FormatError(f"SFEN rank {r + 1} has more than 9 squares: {row[:20]!r}")
-                colour = P.BLACK if ch.isupper() else P.WHITE
-                board[P.square(file, r + 1)] = P.make_piece(kind, colour)
+                board[(file - 1) * 9 + r] = kind if ch.isupper() else kind | P.WHITE_BIT
                 file -= 1
             else:
                 raise FormatError(f"unknown character {ch!r} in SFEN board")
             promoted = False
         if file != 0 or promoted:
             raise FormatError(f"SFEN rank {r + 1} does not have 9 squares: {row[:20]!r}")
-    return board
+    return np.array(board, dtype=np.int8)
 
 
 def _parse_hands(text):
@@ -88,18 +124,34 @@ def _parse_hands(text):
             pos = m.end()
             n = int(m.group(1)) if m.group(1) else 1
             if n < 1 or n > 18:
-                raise FormatError(f"bad count {m.group(1)} in SFEN hands")
+                raise FormatError(f"bad count {m.group(1)[:5]} in SFEN hands")
             ch = m.group(2)
             hands[P.BLACK if ch.isupper() else P.WHITE][P.LETTER_KIND[ch.upper()]] += n
         if pos != len(text) or not text:
             raise FormatError(f"malformed SFEN hands {text[:30]!r}")
-    for h in hands:
-        for k, n in h.items():
-            if n > P.TOTAL[k]:
-                raise FormatError(f"{n} {P.USI_LETTER[k]} in one hand: at most {P.TOTAL[k]} exist")
-    return np.array([P.pack_hand(hands[0]), P.pack_hand(hands[1])], dtype=np.int64)
+    return np.array([pack_checked(hands[0]), pack_checked(hands[1])], dtype=np.int64)
 
 
+def pack_checked(counts):
+    """Packed hand from {kind: n}; FormatError when a count exceeds the full set (the
+    packed fields are only a few bits wide, so this check must come first)."""
+    for k, n in counts.items():
+        if n > P.TOTAL[k]:
+            raise FormatError(f"{n} {P.USI_LETTER[k]} in one hand: at most {P.TOTAL[k]} exist")
+    return P.pack_hand(counts)
+
+
+def read_sfen_lines(text):
+    """Yield (line number, SFEN text, extra TAB fields) for each content line."""
+    for lineno, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        fields = line.rstrip("\r\n").split("\t")
+        yield lineno, fields[0].strip(), [f.strip() for f in fields[1:]]
+
+
+# ---------------------------------------------------------------- writer
 def write_board(pos):
     rows = []
     for rank in range(1, 10):
