@@ -293,3 +293,96 @@ def new_workspace():
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.bool_))
+
+
+@njit(cache=True)
+def extract_line(board, hands, state, keys, thands, vals, salt, line, max_len):
+    """Read a mating line out of the table: the attacker plays the proven check with the
+    shortest stored mate, the defender the reply with the longest. Returns the number
+    of plies written to `line`, or -(ply + 1) when the table lacks a proof needed at
+    that ply (the caller then re-proves from there). The position is restored."""
+    attacker = state[SIDE]
+    moves = np.empty(2 * MAX_MOVES, dtype=np.int32)
+    look = np.empty(4, dtype=np.int64)
+    caps = np.empty(max_len + 1, dtype=np.int64)
+    path = np.empty(max_len + 1, dtype=np.int64)
+    n = 0
+    result = -1
+    while True:
+        path[n] = table_key(state, hands, salt) ^ (hands[attacker] * HAND_MIX[1])
+        for j in range(n - 2, -1, -2):
+            if path[j] == path[n]:
+                result = -(n + 1)
+                break
+        if result != -1:
+            break
+        attacking = state[SIDE] == attacker
+        if attacking:
+            nm = check_moves(board, hands, state, moves)
+        else:
+            nm = evasions(board, hands, state, moves, False)
+        if nm == 0:
+            result = n if not attacking else -(n + 1)
+            break
+        if n >= max_len:
+            result = -(n + 1)
+            break
+        chosen = -1
+        chosen_len = np.int64(0)
+        for i in range(nm):
+            m = moves[i]
+            cap = do_move(board, hands, state, m)
+            ok = tt_lookup(keys, thands, vals, table_key(state, hands, salt), hands[attacker], look)
+            undo_move(board, hands, state, m, cap)
+            proven = ok and look[0] == 0
+            if attacking:
+                if proven and (chosen < 0 or look[2] < chosen_len):
+                    chosen = i
+                    chosen_len = look[2]
+            else:
+                if not proven:
+                    chosen = -2
+                    break
+                if chosen < 0 or look[2] > chosen_len:
+                    chosen = i
+                    chosen_len = look[2]
+        if chosen < 0:
+            result = -(n + 1)
+            break
+        line[n] = moves[chosen]
+        caps[n] = do_move(board, hands, state, moves[chosen])
+        n += 1
+    for j in range(n - 1, -1, -1):
+        undo_move(board, hands, state, line[j], caps[j])
+    return result
+
+
+@njit(cache=True)
+def replays_to_mate(board, hands, state, line, n):
+    """Is `line` legal from here with every attacker move a check and the end mate?
+    The position is restored."""
+    attacker = state[SIDE]
+    moves = np.empty(2 * MAX_MOVES, dtype=np.int32)
+    caps = np.empty(n + 1, dtype=np.int64)
+    ok = True
+    done = 0
+    for i in range(n):
+        if state[SIDE] == attacker:
+            nm = check_moves(board, hands, state, moves)
+        else:
+            nm = evasions(board, hands, state, moves, False)
+        found = False
+        for j in range(nm):
+            if moves[j] == line[i]:
+                found = True
+                break
+        if not found:
+            ok = False
+            break
+        caps[i] = do_move(board, hands, state, line[i])
+        done += 1
+    if ok:
+        ok = state[SIDE] != attacker and evasions(board, hands, state, moves, True) == 0
+    for j in range(done - 1, -1, -1):
+        undo_move(board, hands, state, line[j], caps[j])
+    return ok

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import movegen, notation
-from .dfpn import STOP_DEPTH, dfpn_search, new_workspace, probe
+from .dfpn import STOP_DEPTH, MAX_PLY, dfpn_search, extract_line, new_workspace, probe, replays_to_mate
 from .tt import INF, new_table
 
 DEFAULT_HASH_MB = 256
@@ -102,7 +102,16 @@ class Solver:
             worst = max(worst, sub + 1)
         return worst
 
-    def mating_line(self, pos, max_plies=4000):
+    def mating_line(self, pos, max_plies=MAX_PLY):
+        """A mating line read from the table (numba), falling back to the Python walk,
+        which re-proves what the table lost, when the fast path cannot finish."""
+        buf = np.empty(max_plies + 1, dtype=np.int32)
+        n = extract_line(pos.board, pos.hands, pos.state, *self.table, self.salt, buf, max_plies)
+        if n >= 0:
+            return [notation.move_to_usi(int(m)) for m in buf[:n]]
+        return self._mating_line_slow(pos, max_plies)
+
+    def _mating_line_slow(self, pos, max_plies):
         """A line that mates against every defence the table knows: the attacker takes
         the child with the shortest known mate, the defender the longest."""
         attacker = pos.side_to_move
@@ -145,14 +154,8 @@ class Solver:
 
 def verify_mating_line(pos, line):
     """Replay: every attacker move a legal check, every defender move legal, the end mate."""
-    cur = pos.copy()
-    attacker = cur.side_to_move
-    for usi in line:
-        legal = cur.check_moves() if cur.side_to_move == attacker else cur.legal_moves()
-        if usi not in legal:
-            return False
-        cur.push_usi(usi)
-    return cur.side_to_move != attacker and cur.is_mate()
+    moves = np.array([notation.usi_to_move(u) for u in line] or [0], dtype=np.int32)
+    return bool(replays_to_mate(pos.board, pos.hands, pos.state, moves, len(line)))
 
 
 _shared_solvers = {}
@@ -185,7 +188,7 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
             result = Result(status="mate", length=len(line), moves=line)
             end = pos.copy()
             for usi in line:
-                end.push_usi(usi)
+                end.push(notation.usi_to_move(usi))
             result.komaamari = bool(end.hands[pos.side_to_move])
         else:
             result = Result(status="unknown", reason="proof found but no verified line")
