@@ -19,7 +19,7 @@ from numba import njit
 from .movegen import DROP_BASE, MAX_MOVES, STEP, DIRECTION_TO, check_moves, do_move, evasions, find_attackers, hand_count, undo_move
 from .pieces import HAND_MASK, HAND_SHIFT, HAND_MIX
 from .position import KEY, KING_SQ, SIDE
-from .tt import INF, tt_lookup, tt_store
+from .tt import INF, NO_LIMIT, tt_lookup, tt_store
 
 MAX_PLY = 2048
 STOP_NONE, STOP_NODES, STOP_FLAG, STOP_DEPTH = 0, 1, 2, 3
@@ -83,11 +83,17 @@ def _proof_hand_before(move, child_proof, captured):
 
 
 @njit(cache=True)
-def dfpn_search(board, hands, state, keys, thands, vals, salt, max_nodes, control, work_moves,
-                work_pn, work_dn, work_hand, work_len, work_rep):
-    """Search from the position (attacker to move). Returns (root pn, root dn,
-    nodes, stop reason, root proof length). The table keeps everything learned, so a
-    call that stopped at max_nodes can simply be called again to continue."""
+def dfpn_search(board, hands, state, keys, thands, vals, salt, max_depth, max_nodes, control,
+                work_moves, work_pn, work_dn, work_hand, work_len, work_rep):
+    """Search from the position (attacker to move) for a mate within max_depth plies
+    (NO_LIMIT: any length). Returns (root pn, root dn, nodes, stop reason, length):
+    length is the proof's mate length, or for a disproof the depth it holds to.
+    The table keeps everything learned, so a call that stopped at max_nodes can simply
+    be called again to continue.
+
+    Depth: a proof is stored with its length and used only where that many plies
+    remain; a disproof caused by the depth limit is stored with the depth it holds to
+    (work_len carries the same for children in the frames)."""
     attacker = state[SIDE]
     scratch = np.empty(2 * MAX_MOVES, dtype=np.int32)
     look = np.empty(4, dtype=np.int64)
@@ -123,6 +129,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_nodes, contro
             else:
                 n = evasions(board, hands, state, moves, False)
             nmoves[ply] = n
+            child_remaining = max_depth - ply - 1
             for i in range(n):
                 m = moves[i]
                 cap = do_move(board, hands, state, m)
@@ -143,7 +150,13 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_nodes, contro
                 if rep:
                     work_pn[ply, i] = INF
                     work_dn[ply, i] = 0
-                elif tt_lookup(keys, thands, vals, ck, ah, look):
+                    work_len[ply, i] = NO_LIMIT
+                elif not or_node and child_remaining < 1:
+                    # The attacker would have no ply left: no mate within the limit.
+                    work_pn[ply, i] = INF
+                    work_dn[ply, i] = 0
+                    work_len[ply, i] = child_remaining
+                elif tt_lookup(keys, thands, vals, ck, ah, child_remaining, look):
                     work_pn[ply, i] = look[0]
                     work_dn[ply, i] = look[1]
                     work_len[ply, i] = look[2]
@@ -152,7 +165,12 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_nodes, contro
                 elif or_node:
                     # Child is a defender node: its number of replies is the first guess.
                     ne = evasions(board, hands, state, scratch, False)
-                    if ne == 0:
+                    if ne > 0 and child_remaining < 2:
+                        # Not mate now, and no ply left to mate later.
+                        work_pn[ply, i] = INF
+                        work_dn[ply, i] = 0
+                        work_len[ply, i] = child_remaining
+                    elif ne == 0:
                         ph = interposition_guard(board, hands, state, attacker)
                         work_pn[ply, i] = 0
                         work_dn[ply, i] = INF
@@ -207,6 +225,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_nodes, contro
             proof_hand = hands[attacker]
             length = np.int64(0)
             rep_dep = False
+            remaining = max_depth - ply
             if pn == 0:
                 if or_node:
                     # proven by the child with the shortest known mate among proven ones
@@ -228,22 +247,30 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_nodes, contro
                         proof_hand = hand_union(proof_hand, work_hand[ply, i])
                         length = max(length, work_len[ply, i] + 1)
             elif dn == 0:
+                # Disproof: path-dependent if it rests on a repetition; depth-bounded
+                # if it rests on a depth cut (then it holds for `remaining` plies).
+                length = NO_LIMIT
                 if or_node:
                     for i in range(n):
                         if work_rep[ply, i]:
                             rep_dep = True
+                        elif work_len[ply, i] < NO_LIMIT:
+                            length = remaining
                 else:
                     rep_dep = True
+                    length = remaining
                     for i in range(n):
                         if work_dn[ply, i] == 0 and not work_rep[ply, i]:
                             rep_dep = False
+                            if work_len[ply, i] >= NO_LIMIT:
+                                length = NO_LIMIT
             if not rep_dep:
                 tt_store(keys, thands, vals, tkey[ply], proof_hand, pn, dn,
                          nodes - start_nodes[ply] + 1, length)
             if ply == 0:
                 root_pn = pn
                 root_dn = dn
-                root_len = length if pn == 0 else -1
+                root_len = length if (pn == 0 or dn == 0) else -1
                 break
             # back to the parent
             ply -= 1
@@ -283,7 +310,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_nodes, contro
 @njit(cache=True)
 def probe(keys, thands, vals, salt, board, hands, state, attacker, out):
     """Table values of the current position: out <- pn, dn, length, hand."""
-    return tt_lookup(keys, thands, vals, table_key(state, hands, salt), hands[attacker], out)
+    return tt_lookup(keys, thands, vals, table_key(state, hands, salt), hands[attacker], NO_LIMIT, out)
 
 
 def new_workspace():
@@ -332,7 +359,7 @@ def extract_line(board, hands, state, keys, thands, vals, salt, line, max_len):
         for i in range(nm):
             m = moves[i]
             cap = do_move(board, hands, state, m)
-            ok = tt_lookup(keys, thands, vals, table_key(state, hands, salt), hands[attacker], look)
+            ok = tt_lookup(keys, thands, vals, table_key(state, hands, salt), hands[attacker], NO_LIMIT, look)
             undo_move(board, hands, state, m, cap)
             proven = ok and look[0] == 0
             if attacking:

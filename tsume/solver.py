@@ -12,7 +12,7 @@ import numpy as np
 
 from . import movegen, notation
 from .dfpn import STOP_DEPTH, MAX_PLY, dfpn_search, extract_line, new_workspace, probe, replays_to_mate
-from .tt import INF, new_table
+from .tt import INF, NO_LIMIT, new_table
 
 DEFAULT_HASH_MB = 256
 SLICE_NODES = 200_000
@@ -54,16 +54,18 @@ class Solver:
         """Ask a running search to stop (safe from another thread)."""
         self.control[0] = 1
 
-    def search(self, pos, max_nodes, deadline=None):
-        """df-pn from pos (attacker to move) until proven, disproven or out of budget.
-        Returns (pn, dn, stop reason or None, proof length)."""
+    def search(self, pos, max_nodes, deadline=None, max_depth=NO_LIMIT, salt=None):
+        """df-pn from pos (attacker to move) until proven, disproven or out of budget,
+        for a mate within max_depth plies. Returns (pn, dn, stop reason or None,
+        length: of the proof, or the depth a disproof holds to)."""
+        salt = self.salt if salt is None else salt
         spent = 0
         while True:
             budget = min(SLICE_NODES, max_nodes - spent) if max_nodes is not None else SLICE_NODES
             if budget <= 0:
                 return 1, 1, "node limit", -1
-            pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table, self.salt,
-                                                  budget, self.control, *self.workspace)
+            pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table, salt,
+                                                  max_depth, budget, self.control, *self.workspace)
             spent += n
             self.nodes += n
             if pn == 0 or dn == 0:

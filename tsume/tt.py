@@ -21,9 +21,10 @@ from .pieces import HAND_GUARD
 CLUSTER = 8
 ENTRY_BYTES = 32
 INF = np.int64(1 << 30)          # proof/disproof number meaning "proven"/"disproven"
-# tt fields in one int64 matrix: key, hand, pn, dn, amount (search effort), length, flags
-F_KEY, F_HAND, F_PN, F_DN, F_AMOUNT, F_LEN = 0, 1, 2, 3, 4, 5
-N_FIELDS = 6
+NO_LIMIT = 1 << 29               # depth bound of a disproof that holds at any depth
+# Per entry: key (int64), attacker hand (int64) and four int32 values: pn, dn, amount
+# (search effort; 0 = free slot) and length: for a proof the mate length in plies, for
+# a disproof the depth up to which there is no mate (NO_LIMIT: none at any depth).
 
 
 def new_table(hash_mb):
@@ -32,7 +33,6 @@ def new_table(hash_mb):
     clusters = 1 << (clusters.bit_length() - 1)          # a power of two: index by mask
     keys = np.zeros(clusters * CLUSTER, dtype=np.int64)
     hands = np.zeros(clusters * CLUSTER, dtype=np.int64)
-    # pn, dn, amount, length packed as int32 columns: [pn, dn, amount, length]
     vals = np.zeros((clusters * CLUSTER, 4), dtype=np.int32)
     return keys, hands, vals
 
@@ -44,50 +44,52 @@ def hand_covers(big, small):
 
 
 @njit(cache=True)
-def tt_lookup(keys, hands, vals, key, hand, out):
-    """Look up (key, attacker hand). out[0..3] <- pn, dn, length, proof/disproof hand.
-    Returns True when something usable was found (exact entry, or a proof/disproof
-    that transfers by hand superiority)."""
-    mask = keys.shape[0] // 8 - 1
-    base = (key & mask) * 8
-    found = False
-    for i in range(base, base + 8):
+def tt_lookup(keys, hands, vals, key, hand, remaining, out):
+    """Look up (key, attacker hand) for a node with `remaining` plies of depth left.
+    out[0..3] <- pn, dn, length, proof/disproof hand. Returns True when something usable
+    was found: a proof of at most `remaining` plies that transfers by hand superiority
+    (the shortest one), else a disproof valid for at least `remaining` plies that
+    transfers, else the exact entry's running numbers."""
+    mask = keys.shape[0] // CLUSTER - 1
+    base = (key & mask) * CLUSTER
+    proof = -1
+    disproof = -1
+    exact = -1
+    for i in range(base, base + CLUSTER):
         if keys[i] != key or vals[i, 2] == 0:
             continue
         h = hands[i]
-        pn = vals[i, 0]
-        dn = vals[i, 1]
-        if pn == 0:
-            if hand_covers(hand, h):
-                out[0] = 0
-                out[1] = INF
-                out[2] = vals[i, 3]
-                out[3] = h
-                return True
-        elif dn == 0:
-            if hand_covers(h, hand):
-                out[0] = INF
-                out[1] = 0
-                out[2] = vals[i, 3]
-                out[3] = h
-                return True
+        if vals[i, 0] == 0:
+            if vals[i, 3] <= remaining and hand_covers(hand, h):
+                if proof < 0 or vals[i, 3] < vals[proof, 3]:
+                    proof = i
+        elif vals[i, 1] == 0:
+            if vals[i, 3] >= remaining and hand_covers(h, hand):
+                disproof = i
         elif h == hand:
-            out[0] = pn
-            out[1] = dn
-            out[2] = vals[i, 3]
-            out[3] = h
-            found = True
-    return found
+            exact = i
+    i = proof if proof >= 0 else (disproof if disproof >= 0 else exact)
+    if i < 0:
+        return False
+    out[0] = vals[i, 0]
+    out[1] = vals[i, 1]
+    out[2] = vals[i, 3]
+    out[3] = hands[i]
+    if proof >= 0:
+        out[1] = INF
+    elif disproof >= 0:
+        out[0] = INF
+    return True
 
 
 @njit(cache=True)
 def tt_store(keys, hands, vals, key, hand, pn, dn, amount, length):
     """Store a result. A proof also clears the same board's entries that it makes
     redundant (hands that hold the proof pieces); a disproof likewise."""
-    mask = keys.shape[0] // 8 - 1
-    base = (key & mask) * 8
+    mask = keys.shape[0] // CLUSTER - 1
+    base = (key & mask) * CLUSTER
     slot = -1
-    for i in range(base, base + 8):
+    for i in range(base, base + CLUSTER):
         if vals[i, 2] == 0:
             if slot < 0:
                 slot = i
@@ -110,7 +112,7 @@ def tt_store(keys, hands, vals, key, hand, pn, dn, amount, length):
         # Replace the entry with the least effort, keeping final results when possible.
         best = -1
         best_score = np.int64(1) << 62
-        for i in range(base, base + 8):
+        for i in range(base, base + CLUSTER):
             score = np.int64(vals[i, 2])
             if vals[i, 0] == 0 or vals[i, 1] == 0:
                 score += np.int64(1) << 40
