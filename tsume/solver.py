@@ -20,11 +20,17 @@ SLICE_NODES = 200_000
 
 @dataclass
 class Result:
+    """What solve() found. Field names follow the JSON schema of the CLI (README)."""
     status: str                     # mate | nomate | unknown | error
-    length: int | None = None       # plies, None unless mate
+    length: int | None = None       # plies of the main line, None unless mate
     moves: list = field(default_factory=list)   # USI strings of the main line
-    komaamari: bool = False
-    yozume: list = field(default_factory=list)
+    komaamari: bool = False         # pieces left in the attacker's hand at the end
+    leftover: dict = field(default_factory=dict)   # those pieces, USI letter -> count
+    yozume: list = field(default_factory=list)     # {ply, move, kind, length}
+    henka: list = field(default_factory=list)      # 変同: {ply, moves}
+    strict_length: int | None = None   # counting every interposition (same until 無駄合)
+    exact: bool = False             # length proven shortest, line chosen by the rules
+    complete: bool = False          # 完全作: mate, exact, no 余詰, no 駒余り, all checked
     nodes: int = 0
     seconds: float = 0.0
     reason: str | None = None       # why unknown (node limit, time limit, interrupted)
@@ -173,8 +179,14 @@ def shared_solver(hash_mb=DEFAULT_HASH_MB):
     return _shared_solvers[key]
 
 
-def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver=None):
-    """Prove mate or no mate for the side to move. Returns a Result (see README)."""
+def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver=None,
+          answer=True, yozume=True, yozume_nodes=100_000):
+    """Prove mate or no mate for the side to move. Returns a Result (see README).
+
+    With answer=True a proven mate is turned into the tsume answer (answer.py): exact
+    length, main line by the rules, 駒余り, 変同, and with yozume=True the 余詰 check
+    (each alternative check gets up to yozume_nodes nodes per defender reply)."""
+    from .answer import find_answer
     start = time.perf_counter()
     deadline = start + time_limit if time_limit else None
     solver = solver or shared_solver(hash_mb)
@@ -183,17 +195,31 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
     pn, dn, reason, _ = solver.search(pos, nodes, deadline)
     result = Result(status="unknown", reason=reason)
     if dn == 0:
-        result = Result(status="nomate")
+        result = Result(status="nomate", complete=False)
     elif pn == 0:
         line = solver.mating_line(pos)
-        if line is not None and verify_mating_line(pos, line):
-            result = Result(status="mate", length=len(line), moves=line)
-            end = pos.copy()
-            for usi in line:
-                end.push(notation.usi_to_move(usi))
-            result.komaamari = bool(end.hands[pos.side_to_move])
-        else:
+        if line is None or not verify_mating_line(pos, line):
             result = Result(status="unknown", reason="proof found but no verified line")
+        else:
+            result = Result(status="mate", length=len(line), moves=line)
+            if answer:
+                spent = solver.nodes
+                budget = max(1_000_000, 4 * spent) if nodes is None else max(0, nodes - spent)
+                found = find_answer(solver, pos, line, yozume_nodes=yozume_nodes,
+                                    check_yozume=yozume, total_nodes=budget)
+                if verify_mating_line(pos, found.moves):
+                    result.moves, result.length, result.exact = found.moves, found.length, found.exact
+                    result.henka, result.yozume = found.henka, found.yozume
+            end = pos.copy()
+            for usi in result.moves:
+                end.push(notation.usi_to_move(usi))
+            leftover = end.hand(pos.side_to_move)
+            from .pieces import USI_LETTER
+            result.leftover = {USI_LETTER[k]: n for k, n in leftover.items() if n}
+            result.komaamari = bool(result.leftover)
+            result.strict_length = result.length
+            result.complete = (answer and yozume and result.exact and not result.komaamari
+                               and all(y["kind"] in ("last-move", "ukai") for y in result.yozume))
     result.nodes = solver.nodes
     result.seconds = time.perf_counter() - start
     return result

@@ -1,0 +1,110 @@
+"""The composer's answer: exact length, main line by the tsume rules, 駒余り, 変同, 余詰."""
+from pathlib import Path
+
+import pytest
+
+from test_dfpn import _rows, assert_line_mates_under_cshogi
+from tsume.position import Position
+from tsume.solver import solve
+
+cshogi = pytest.importorskip("cshogi")
+
+
+def _explained(result, recorded):
+    """Where our main line leaves the recorded (generator's) line, the recorded move must
+    be one we report as equivalent: a 変同 reply, a last-move alternative or a 余詰."""
+    for i, (ours, theirs) in enumerate(zip(result.moves, recorded)):
+        if ours == theirs:
+            continue
+        ply = i + 1
+        same = [h["moves"] for h in result.henka if h["ply"] == ply]
+        alternatives = [y["move"] for y in result.yozume if y["ply"] == ply]
+        return (same and theirs in same[0]) or theirs in alternatives
+    return True
+
+
+def test_tanuki_main_lines_equal_the_recorded_solutions():
+    """Every problem: the recorded length, and the recorded line wherever the rules make
+    it unique; differences must be 変同 / last-move alternatives / reported 余詰."""
+    rows = _rows("tanuki_generated.tsv")
+    differing = 0
+    for cols in rows:
+        recorded = cols[3].split()
+        result = solve(Position.from_sfen(cols[0]), yozume=False)
+        assert result.status == "mate" and result.exact, cols[2]
+        assert result.length == int(cols[1]) == len(recorded), (cols[2], result.moves)
+        assert not result.komaamari, cols[2]          # the generator ensured no pieces left
+        if result.moves != recorded:
+            differing += 1
+            if not _explained(result, recorded):
+                # An attacker choice: the recorded move must then be a reported 余詰.
+                full = solve(Position.from_sfen(cols[0]), yozume=True, yozume_nodes=50_000)
+                assert _explained(full, recorded), (cols[2], full.moves, recorded, full.yozume)
+    assert differing < len(rows) // 5
+
+
+def test_marken_foo_lengths():
+    """Composers' lengths, except the four whose last interposition is 無駄合 (counted
+    here until the 無駄合 rule lands: strict lengths as KomoringHeights gives them)."""
+    strict = {"marken-foo-1te-10": 3, "marken-foo-3te-03": 5, "marken-foo-3te-08": 5,
+              "marken-foo-3te-09": 5}
+    for cols in _rows("marken_foo_kif.tsv"):
+        result = solve(Position.from_sfen(cols[0]), yozume=False)
+        assert result.status == "mate" and result.exact
+        assert result.length == strict.get(cols[2], int(cols[1])), cols[2]
+        assert_line_mates_under_cshogi(cols[0], result.moves)
+
+
+def test_spec_s3_is_a_complete_work():
+    result = solve(Position.from_sfen("8k/9/9/7+R1/9/9/9/9/9 b LP 1".replace(" LP", " LPr2b4g4s4n3l17p")))
+    assert result.moves == ["P*1b", "1a1b", "L*1c"]
+    assert result.exact and not result.komaamari and result.yozume == [] and result.complete
+
+
+def test_spec_komaamari_rule_picks_the_empty_hand_defence():
+    result = solve(Position.from_sfen("7k1/8s/8+P/9/7n1/9/9/9/9 b RSr2b4g2s3n4l17p 1"))
+    assert result.moves == ["R*2b", "2a3a", "S*4b"]
+    assert not result.komaamari
+
+
+def test_komaamari_is_reported_with_the_pieces():
+    # 1手詰 by the 龍, with a pawn in hand that can never be used.
+    result = solve(Position.from_sfen("8k/6G2/9/9/9/9/9/9/7R1 b Pr2b3g4s4n4l17p 1"), yozume=False)
+    assert result.status == "mate" and result.length == 1
+    assert result.komaamari and result.leftover == {"P": 1}
+
+
+def test_mudaai_example_strict_length():
+    result = solve(Position.from_sfen("8k/6G1p/9/9/9/9/9/9/4R4 b r2b3g4s4n4l17p 1"), yozume=False)
+    assert result.status == "mate" and result.strict_length == 7
+
+
+def test_yozume_is_found_where_two_first_moves_mate():
+    """tanuki-7-0079: the recorded S*2c and another first move both mate in 7
+    (cshogi's DfPn proves both after the first move)."""
+    row = next(c for c in _rows("tanuki_generated.tsv") if c[2] == "tanuki-7-0079")
+    result = solve(Position.from_sfen(row[0]), yozume_nodes=50_000)
+    first_moves = {result.moves[0]} | {y["move"] for y in result.yozume if y["ply"] == 1 and y["kind"] == "yozume"}
+    assert {"S*1e", "S*2c"} <= first_moves
+    assert not result.complete
+    for first in ("S*1e", "S*2c"):
+        board = cshogi.Board(row[0])
+        board.push_usi(first)
+        for reply in [m for m in board.legal_moves if board.is_legal(m)]:
+            board.push(reply)
+            assert cshogi.DfPn().search(board), (first, cshogi.move_to_usi(reply))
+            board.pop()
+
+
+def test_sound_problem_has_no_yozume_report():
+    for sfen in ["8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1",
+                 "9/7Sk/1+R7/9/9/9/9/9/9 b r2b4g3s4n4l18p 1"]:
+        result = solve(Position.from_sfen(sfen))
+        assert [y for y in result.yozume if y["kind"] == "yozume"] == []
+
+
+def test_last_move_alternatives_are_information_not_flaws():
+    # 1手詰 with two mating moves: both listed, the work is still complete if nothing else.
+    result = solve(Position.from_sfen("8k/9/7G1/9/9/9/9/9/9 b G2r2b2g4s4n4l18p 1"))
+    assert result.status == "mate" and result.length == 1
+    assert all(y["kind"] == "last-move" for y in result.yozume)

@@ -1,0 +1,284 @@
+"""From a proof to the composer's answer (SPEC §2.3-§2.5): the exact mate length, the
+main line chosen by the tsume rules, 駒余り, 変同 and the 余詰 check.
+
+Everything here asks the df-pn engine small questions ("is there a mate within d
+plies from here?") through Solver.search with a depth limit. Those searches share one
+table namespace of their own (proofs there carry their length, depth-bounded
+disproofs their depth), apart from the main proof's namespace, which the 余詰 check
+uses. A question that runs out of budget makes the answer "not exact" rather than
+wrong: the caller then reports the verified proof line it already has.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import movegen, notation
+from .tt import NO_LIMIT
+
+_DEPTH_NAMESPACE = np.int64(0x5A5A_1234_0F0F_7777)
+
+
+class OutOfBudget(Exception):
+    """A depth-limited question could not be settled within the node budget."""
+
+
+@dataclass
+class Answer:
+    length: int
+    moves: list
+    exact: bool = True              # length proven minimal and line chosen by the rules
+    komaamari: bool = False
+    leftover: dict = field(default_factory=dict)   # pieces left in the attacker's hand
+    yozume: list = field(default_factory=list)
+    henka: list = field(default_factory=list)
+
+
+def _display_order(move):
+    """Order in which equal attacker choices are tried: USI order, a promotion before
+    the same move unpromoted (the usual way to show a move that mates either way)."""
+    usi = notation.move_to_usi(move)
+    return (usi.rstrip("+"), not usi.endswith("+"))
+
+
+def _hand_is_empty(pos, colour):
+    return int(pos.hands[colour]) == 0
+
+
+class AnswerFinder:
+    """Answers questions about one problem, sharing the solver's table."""
+
+    def __init__(self, solver, root, query_nodes=2_000_000, total_nodes=50_000_000):
+        self.solver = solver
+        self.root = root.copy()
+        self.attacker = root.side_to_move
+        self.salt = solver.salt ^ _DEPTH_NAMESPACE
+        self.query_nodes = query_nodes
+        self.stop_at = solver.nodes + total_nodes
+        self._memo = {}
+
+    # ------------------------------------------------------------ questions
+    def _budget(self):
+        left = self.stop_at - self.solver.nodes
+        if left <= 0:
+            raise OutOfBudget
+        return min(self.query_nodes, left)
+
+    def mate_within(self, pos, depth):
+        """Attacker to move: can he force mate within `depth` plies? Returns the proof
+        length when yes, None when no; raises OutOfBudget when undecided."""
+        if depth < 1:
+            return None
+        pn, dn, _, length = self.solver.search(pos, self._budget(), max_depth=depth, salt=self.salt)
+        if pn == 0:
+            return int(length)
+        if dn == 0:
+            return None
+        raise OutOfBudget
+
+    def mated_within(self, pos, depth):
+        """Defender to move: is he mated within `depth` plies whatever he plays?"""
+        replies = movegen.legal_moves_of(pos)
+        if not replies:
+            return True
+        if depth < 2:
+            return False
+        for move in replies:
+            child = pos.copy()
+            child.push(move)
+            if self.mate_within(child, depth - 1) is None:
+                return False
+        return True
+
+    # ------------------------------------------------------------ length
+    def exact_length(self, upper):
+        """Shortest forced mate, starting from a proven upper bound (odd plies)."""
+        length = upper
+        while length >= 3:
+            shorter = self.mate_within(self.root, length - 2)
+            if shorter is None:
+                break
+            length = shorter
+        return length
+
+    # ------------------------------------------------------------ main line
+    def line(self, pos, value, start_ply=0, record=True):
+        """The main line from `pos` (attacker to move, exact value `value` plies):
+        the attacker's first check (USI order) that keeps the value, the defender's
+        longest reply, preferring one after which the attacker ends with an empty hand
+        (駒余り rule). Returns (moves, final position)."""
+        moves = []
+        cur = pos.copy()
+        n = value
+        while n > 0:
+            ply = start_ply + len(moves)
+            checks = sorted(movegen.check_moves_of(cur), key=_display_order)
+            chosen = None
+            if n == 1:
+                mates = []
+                for move in checks:
+                    child = cur.copy()
+                    child.push(move)
+                    if self.mated_within(child, 0):
+                        mates.append((not _hand_is_empty(child, self.attacker), notation.move_to_usi(move), move))
+                if not mates:
+                    raise OutOfBudget          # the value was not right: give up honestly
+                mates.sort()
+                chosen = mates[0][2]
+                if record:
+                    for _, usi, _ in mates[1:]:
+                        self.last_move_alternatives.append({"ply": ply + 1, "move": usi})
+            else:
+                candidates = []
+                for move in checks:
+                    child = cur.copy()
+                    child.push(move)
+                    if self.mated_within(child, n - 1):
+                        candidates.append((move, child))
+                if not candidates:
+                    raise OutOfBudget
+                chosen = candidates[0][0]
+                if len(candidates) > 1:
+                    # Equal-length attacker choices (余詰, reported by the 余詰 check): show
+                    # one whose line ends with the hand empty, if any.
+                    for move, child in candidates:
+                        if _hand_is_empty(self._defender_line_end(child, n - 1, ply + 1), self.attacker):
+                            chosen = move
+                            break
+            moves.append(notation.move_to_usi(chosen))
+            cur.push(chosen)
+            if n == 1:
+                break
+            pick, tied = self._longest_reply(cur, n - 1, ply + 1)
+            if record and len(tied) > 1:
+                self.henka.append({"ply": ply + 2, "moves": [notation.move_to_usi(m) for m in tied]})
+            moves.append(notation.move_to_usi(pick[0]))
+            cur = pick[1]
+            n -= 2
+        return moves, cur
+
+    def _sub_line(self, pos, value, ply):
+        key = (pos.key(), value)
+        if key not in self._memo:
+            self._memo[key] = self.line(pos, value, ply, record=False)
+        return self._memo[key]
+
+    def _defender_line_end(self, pos, value, ply):
+        """Final position of the main line from a defender node of exact value `value`."""
+        pick, _ = self._longest_reply(pos, value, ply)
+        return self._sub_line(pick[1], value - 1, ply + 1)[1]
+
+    def _longest_reply(self, cur, value, ply):
+        """Defender to move at `ply`, exact value `value`: the replies that hold out
+        longest (value - 1 plies exactly); among them the first (USI order) after which
+        the attacker ends with an empty hand (駒余り rule).
+        Returns ((move, child), the moves tied with it)."""
+        longest = []
+        for move in sorted(movegen.legal_moves_of(cur), key=notation.move_to_usi):
+            child = cur.copy()
+            child.push(move)
+            # The child's value is at most value - 1; it is exactly that unless a
+            # mate within value - 3 exists.
+            if self.mate_within(child, value - 3) is None:
+                longest.append((move, child))
+        if not longest:
+            raise OutOfBudget
+        if len(longest) == 1:
+            return longest[0], [longest[0][0]]
+        ends = [_hand_is_empty(self._sub_line(child, value - 1, ply + 1)[1], self.attacker)
+                for _, child in longest]
+        best_end = max(ends)
+        tied = [mv for (mv, _), e in zip(longest, ends) if e == best_end]
+        return longest[ends.index(best_end)], tied
+
+    # ------------------------------------------------------------ 余詰
+    def yozume(self, line, nodes_per_try):
+        """Other checks that also mate, at every attacker turn but the last.
+        kind: yozume, ukai (its line comes back to a main-line position), unchecked."""
+        found = []
+        cur = self.root.copy()
+        keys_after = []
+        replay = self.root.copy()
+        for usi in line:
+            keys_after.append(replay.key())
+            replay.push_usi(usi)
+        for ply, usi in enumerate(line[:-1]):
+            if ply % 2 == 0:
+                main_keys = set(keys_after[ply:])
+                for move in sorted(movegen.check_moves_of(cur), key=notation.move_to_usi):
+                    alt = notation.move_to_usi(move)
+                    if alt == usi:
+                        continue
+                    entry = self._try_alternative(cur, move, main_keys, nodes_per_try)
+                    if entry is not None:
+                        entry.update(ply=ply + 1, move=alt)
+                        found.append(entry)
+            cur.push_usi(usi)
+        return found
+
+    def _try_alternative(self, pos, move, main_keys, nodes):
+        after = pos.copy()
+        after.push(move)
+        replies = []
+        for reply in movegen.legal_moves_of(after):
+            child = after.copy()
+            child.push(reply)
+            replies.append(child)
+        # One escaping reply settles it, so give every reply a small budget first and
+        # raise it only for those still open (the table keeps what each pass learned).
+        worst, longest = 0, None
+        open_replies = replies
+        for budget in sorted({min(nodes, 2_000), min(nodes, 20_000), nodes}):
+            still_open = []
+            for child in open_replies:
+                pn, dn, reason, length = self.solver.search(child, budget)
+                if dn == 0:
+                    return None             # 紛れ: the defender escapes this check
+                if pn != 0:
+                    still_open.append(child)
+                elif longest is None or int(length) + 2 > worst:
+                    worst, longest = int(length) + 2, child
+            open_replies = still_open
+            if not open_replies:
+                break
+        if open_replies:
+            return {"kind": "unchecked", "length": None}
+        if not replies:
+            return {"kind": "yozume", "length": 1}
+        # 迂回: does the alternative's own line come back to the main line?
+        child = longest
+        seen = [after.key(), child.key()]
+        sub = self.solver.mating_line(child) or []
+        cur = child.copy()
+        for u in sub:
+            cur.push_usi(u)
+            seen.append(cur.key())
+        kind = "ukai" if any(k in main_keys for k in seen) else "yozume"
+        return {"kind": kind, "length": worst}
+
+
+def find_answer(solver, root, proof_line, yozume_nodes=100_000, check_yozume=True,
+                query_nodes=2_000_000, total_nodes=50_000_000):
+    """The tsume answer for a proven root. Falls back to the proof line (exact=False)
+    when a question runs out of budget."""
+    finder = AnswerFinder(solver, root, query_nodes, total_nodes)
+    finder.henka = []
+    finder.last_move_alternatives = []
+    try:
+        length = finder.exact_length(len(proof_line))
+        moves, end = finder.line(root, length)
+        exact = True
+    except OutOfBudget:
+        moves, exact = list(proof_line), False
+        end = root.copy()
+        for usi in moves:
+            end.push_usi(usi)
+        finder.henka, finder.last_move_alternatives = [], []
+    answer = Answer(length=len(moves), moves=moves, exact=exact)
+    answer.komaamari = not _hand_is_empty(end, finder.attacker)
+    answer.leftover = {k: n for k, n in end.hand(finder.attacker).items() if n}
+    answer.henka = finder.henka
+    answer.yozume = [dict(ply=a["ply"], move=a["move"], kind="last-move", length=len(moves))
+                     for a in finder.last_move_alternatives]
+    if check_yozume:
+        answer.yozume = finder.yozume(moves, yozume_nodes) + answer.yozume
+    return answer

@@ -1,0 +1,611 @@
+"""Command-line interface: ``tsume solve`` and ``tsume show``.
+
+Error policy (README "Exit codes"): every bad input gives exactly one line
+``SOURCE: MESSAGE`` on stderr and never a traceback; the other inputs are still processed.
+Exit code 0 = every input was read (whatever the verdicts), 2 = some input was invalid or
+unreadable, 1 = internal failure (a bug: it wins over 2).
+
+Only click is imported at module level so that ``tsume --help`` stays fast; the readers,
+the numba move generator and the solver are imported inside the commands.
+"""
+import json
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+
+import click
+
+PROBLEM_SUFFIXES = (".sfen", ".txt", ".tsv", ".kif", ".kifu", ".bod", ".csa")
+OUTPUT_FORMATS = ("text", "json", "jsonl", "kif", "usi")
+JSON_KEYS = ("source", "sfen", "status", "length", "strict_length", "moves", "kifu",
+             "komaamari", "leftover", "yozume", "henka", "exact", "complete", "sakui",
+             "nodes", "seconds", "reason", "error")
+EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_NOT_COMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+MAX_MESSAGE = 240          # characters of one stderr message (a 1 MB bad line stays one short line)
+
+
+# ---------------------------------------------------------------- helpers
+def _version():
+    """tsume.__version__, else the version in a source checkout's pyproject.toml, else the
+    installed distribution's metadata."""
+    import tsume
+    if getattr(tsume, "__version__", None):
+        return tsume.__version__
+    pyproject = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(tsume.__file__))),
+                             "pyproject.toml")
+    try:
+        with open(pyproject, encoding="utf-8") as f:
+            m = re.search(r'^version\s*=\s*"([^"]+)"', f.read(), re.M)
+        if m:
+            return m.group(1)
+    except OSError:
+        pass
+    try:
+        from importlib.metadata import version
+        return version("tsume")
+    except Exception:   # noqa: BLE001 - any metadata failure just means "unknown"
+        return "unknown"
+
+
+def _one_line(text, limit=MAX_MESSAGE):
+    """Collapse whitespace and control characters; cut to ``limit`` characters."""
+    text = re.sub(r"[\s\x00-\x1f\x7f]+", " ", str(text)).strip()
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _describe(exc):
+    message = str(exc)
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+@dataclass
+class _Item:
+    """One problem to process: a ``tsume.formats.Problem`` or a stand-in for an input that
+    could not be read at all (missing path, unreadable file, reader crash)."""
+    source: str
+    position: object = None
+    metadata: dict = field(default_factory=dict)
+    error: str = None
+    warnings: list = field(default_factory=list)
+    internal: bool = False       # the error is our bug, not bad input
+
+
+class _Run:
+    """Exit status bookkeeping and the stderr channel."""
+
+    def __init__(self, quiet=False):
+        self.quiet = quiet
+        self.bad_input = False
+        self.internal = False
+        self.interrupted = False
+
+    def error(self, source, message, internal=False):
+        if internal:
+            self.internal = True
+        else:
+            self.bad_input = True
+        click.echo(f"{_one_line(source, 400)}: {_one_line(message)}", err=True)
+
+    def warn(self, source, message):
+        if not self.quiet:
+            click.echo(f"{_one_line(source, 400)}: warning: {_one_line(message)}", err=True)
+
+    def report(self, item):
+        """Print the item's warnings; its error line if any. True if the item is usable."""
+        for w in item.warnings or ():
+            self.warn(item.source, w)
+        if item.error is not None or item.position is None:
+            self.error(item.source, item.error or "no position", internal=item.internal)
+            return False
+        return True
+
+    @property
+    def exit_code(self):
+        if self.interrupted:
+            return EXIT_INTERRUPTED
+        if self.internal:
+            return EXIT_INTERNAL
+        return EXIT_BAD_INPUT if self.bad_input else EXIT_OK
+
+
+def _from_problem(problem):
+    # The readers report their own crashes as "internal error…" messages: a bug (exit 1),
+    # not bad input (exit 2).
+    return _Item(source=problem.source, position=problem.position,
+                 metadata=dict(problem.metadata or {}), error=problem.error,
+                 warnings=list(problem.warnings or ()),
+                 internal="internal error" in (problem.error or ""))
+
+
+def _expand(path):
+    """Files under ``path``: the path itself if it is a file, else the problem files of the
+    directory tree (sorted, hidden entries skipped). None if it does not exist."""
+    if os.path.isdir(path):
+        found = []
+        for root, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            found.extend(os.path.join(root, f) for f in files
+                         if not f.startswith(".") and f.lower().endswith(PROBLEM_SUFFIXES))
+        return sorted(found)
+    if os.path.exists(path):
+        return [path]
+    return None
+
+
+def _read_source(target, label, defender_hand):
+    """Problems of one file (a Path) or of stdin (``-``); never raises."""
+    from .formats import read_problems
+    count = 0
+    try:
+        problems = iter(read_problems(target, defender_hand=defender_hand))
+        while True:
+            try:
+                problem = next(problems)
+            except StopIteration:
+                break
+            count += 1
+            yield _from_problem(problem)
+    except OSError as exc:
+        yield _Item(source=label, error=f"cannot read: {exc.strerror or _describe(exc)}")
+        return
+    except (KeyboardInterrupt, GeneratorExit):
+        raise
+    except Exception as exc:    # noqa: BLE001 - a reader bug: report it, go on with the rest
+        yield _Item(source=label, error=f"internal error: {_describe(exc)}", internal=True)
+        return
+    if count == 0:
+        yield _Item(source=label, error="no problem found")
+
+
+def _items(paths, defender_hand):
+    """Every problem of every path, in order; errors become items too."""
+    from pathlib import Path
+    for path in paths:
+        if path == "-":
+            yield from _read_source("-", "-", defender_hand)
+            continue
+        files = _expand(path)
+        if files is None:
+            yield _Item(source=path, error="no such file or directory")
+        elif not files:
+            yield _Item(source=path, error="no problem files ({}) in this directory"
+                        .format(" ".join(PROBLEM_SUFFIXES)))
+        else:
+            for f in files:
+                yield from _read_source(Path(f), f, defender_hand)
+
+
+def _board_text(position):
+    """The BOD diagram (hands and board) of write_kif, without comment lines."""
+    from .formats.kif import write_kif
+    text = write_kif(position)
+    return "\n".join(line for line in text.splitlines() if not line.startswith("#")).strip("\n")
+
+
+# ---------------------------------------------------------------- solving one problem
+def _record(item):
+    """The JSON object of one problem (SPEC keys, README "JSON schema")."""
+    return {"source": item.source, "sfen": None, "status": "error", "length": None,
+            "strict_length": None, "moves": [], "kifu": "", "komaamari": False, "leftover": {},
+            "yozume": [], "henka": [], "exact": False, "complete": False, "sakui": None,
+            "nodes": 0, "seconds": 0.0, "reason": None, "error": item.error}
+
+
+def _solve_fields(sfen, limits):
+    """Solve one position given as an explicit SFEN; the record fields it fills. Runs in
+    the main process or in a --jobs worker (so it takes and returns plain data)."""
+    from . import notation, solver
+    from .position import Position
+    position = Position.from_sfen(sfen)
+    result = solver.solve(position, **limits)
+    if result.status not in ("mate", "nomate", "unknown"):
+        raise ValueError(f"solver returned status {result.status!r}: {result.reason}")
+    fields = dict(status=result.status, length=result.length, strict_length=result.strict_length,
+                  moves=[str(m) for m in result.moves], komaamari=bool(result.komaamari),
+                  leftover=dict(result.leftover), yozume=list(result.yozume),
+                  henka=list(result.henka), exact=bool(result.exact),
+                  complete=bool(result.complete), nodes=int(result.nodes),
+                  seconds=round(float(result.seconds), 4), reason=result.reason, error=None)
+    if fields["moves"]:
+        fields["kifu"] = notation.line_to_japanese(position, fields["moves"])
+    return fields
+
+
+def _sakui(item, rec):
+    """Compare with the author's line (作意) when the file carries one."""
+    sakui = item.metadata.get("moves")
+    if not sakui or rec["status"] != "mate":
+        return None
+    return {"moves": list(sakui), "length": len(sakui), "matches": rec["moves"] == list(sakui),
+            "hayazume": rec["length"] < len(sakui)}
+
+
+def _solve_item(item, run, limits, fields=None):
+    """Solve one usable item (or take `fields` computed by a worker); returns the
+    record. Never raises except KeyboardInterrupt."""
+    rec = _record(item)
+    try:
+        rec["sfen"] = item.position.sfen()
+        if fields is None:
+            fields = _solve_fields(rec["sfen"], limits)
+        if isinstance(fields, BaseException):
+            raise fields
+        rec.update(fields)
+        rec["sakui"] = _sakui(item, rec)
+        return rec
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:    # noqa: BLE001 - one problem's bug must not stop the others
+        message = f"internal error: {_describe(exc)}"
+        run.error(item.source, message, internal=True)
+        rec.update(_record(item), sfen=rec["sfen"], error=message)
+        return rec
+
+
+def _verdict(rec):
+    """Verdict lines of the text format, Japanese then English."""
+    status = rec["status"]
+    if status == "mate":
+        n = rec["length"]
+        lines = [f"{rec['kifu']}　まで{n}手詰" + ("（駒余り）" if rec["komaamari"] else "")]
+        lines.append("USI: " + " ".join(rec["moves"]))
+        if rec["strict_length"] not in (None, n):
+            lines.append(f"{n}手詰 (無駄合除く) / strict {rec['strict_length']}")
+        flaws = []
+        for y in rec["yozume"]:
+            if y["kind"] == "yozume":
+                flaws.append(f"余詰あり: {y['ply']}手目 {y['move']} ({y['length']}手で詰む) "
+                             f"/ alternative mate at ply {y['ply']}: {y['move']}")
+        if rec["komaamari"]:
+            left = " ".join(f"{k}{v if v > 1 else ''}" for k, v in rec["leftover"].items())
+            flaws.append(f"駒余り: {left} / pieces left in hand: {left}")
+        unchecked = [f"{y['ply']}手目 {y['move']}" for y in rec["yozume"] if y["kind"] == "unchecked"]
+        if unchecked:
+            flaws.append("余詰未確認 / not settled within the budget: " + ", ".join(unchecked))
+        if not rec["exact"]:
+            flaws.append("手数未確定 / length not proven shortest (budget)")
+        info = [f"{y['ply']}手目 {y['move']}" for y in rec["yozume"] if y["kind"] == "last-move"]
+        ukai = [f"{y['ply']}手目 {y['move']}" for y in rec["yozume"] if y["kind"] == "ukai"]
+        if rec["complete"]:
+            lines.append(f"完全作 / complete: mate in {n}")
+        else:
+            lines.append(f"詰み {n}手 / mate in {n}" + ("" if flaws else " (余詰 check skipped)"))
+        lines += flaws
+        if info:
+            lines.append("最終手余詰 / other mates at the last move: " + ", ".join(info))
+        if ukai:
+            lines.append("迂回 / detours back to the main line: " + ", ".join(ukai))
+        if rec["henka"]:
+            lines.append("変同 / equal defences: " + ", ".join(
+                f"{h['ply']}手目 {'/'.join(h['moves'])}" for h in rec["henka"]))
+        if rec["sakui"]:
+            s = rec["sakui"]
+            lines.append("作意と一致 / matches the author's line" if s["matches"] else
+                         (f"早詰 / shorter than the author's {s['length']} plies" if s["hayazume"]
+                          else f"作意と異なる / differs from the author's line ({s['length']}手)"))
+        return lines
+    if status == "nomate":
+        return ["不詰 / no mate"]
+    if status == "unknown":
+        return [f"不明 / unknown ({rec['reason'] or 'search budget exhausted'})"]
+    return [f"エラー / error: {_one_line(rec['error'] or '')}"]
+
+
+def _usi_answer(rec):
+    """USI ``go mate`` style answer (SPEC §4.2)."""
+    if rec["status"] == "mate":
+        return "checkmate " + " ".join(rec["moves"])
+    if rec["status"] == "nomate":
+        return "checkmate nomate"
+    if rec["status"] == "unknown":
+        return "checkmate timeout"
+    return "error"
+
+
+def _json_default(obj):
+    """yozume entries and numpy scalars from the solver: make them JSON."""
+    if hasattr(obj, "item"):
+        return obj.item()
+    if hasattr(obj, "__dict__"):
+        return vars(obj)
+    return str(obj)
+
+
+def _dumps(rec, **kwargs):
+    return json.dumps(rec, ensure_ascii=False, default=_json_default, **kwargs)
+
+
+# ---------------------------------------------------------------- commands
+_DEFENDER_HAND_HELP = (
+    "Defender's pieces in hand. 'rest': always all pieces not on the board and not in the "
+    "attacker's hand (玉方残り駒全部); 'literal': exactly what the file lists; 'auto' "
+    "(default): 'rest' when the file gives the defender nothing (SFEN without lower-case "
+    "hand letters, KIF line absent / なし / 残り全部, CSA without P- hand or with P-00AL), "
+    "else 'literal'.")
+
+
+class _Group(click.Group):
+    def list_commands(self, ctx):
+        return ["solve", "show"]     # in this order, not alphabetical
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=lambda ctx, param, value: _print_version(ctx, value),
+              help="Show the version and exit.")
+def cli():
+    """tsume: a tsume-shogi (詰将棋) solver.
+
+    Reads problems as SFEN, KIF/BOD or CSA and answers 詰み (mate, with the main line),
+    不詰 (no mate) or 不明 (unknown, budget exhausted). Run 'tsume COMMAND --help' for the
+    options of a command.
+
+    \b
+    Examples:
+      tsume solve problems/s3.sfen
+      tsume solve --format json problems/
+      tsume show problems/s3.kif
+    """
+
+
+def _print_version(ctx, value):
+    if value and not ctx.resilient_parsing:
+        click.echo(f"tsume {_version()}")
+        ctx.exit(EXIT_OK)
+
+
+_input_help = ("PATHS are files (any of .sfen .txt .tsv .kif .kifu .bod .csa, read by content), "
+               "directories (searched recursively for those extensions, in sorted order) or "
+               "'-' for standard input.")
+
+
+@cli.command(help=f"""Solve the problems in PATHS.
+
+{_input_help}
+
+\b
+Output (--format):
+  text   per problem: source, board diagram, verdict line
+         (詰み 3手: ▲１二歩　△同玉　▲１三香 / 不詰 / 不明 (unknown: reason))
+  json   one JSON array at the end, one object per problem with the keys
+         {" ".join(JSON_KEYS[:6])}
+         {" ".join(JSON_KEYS[6:])}
+  jsonl  one JSON object per line, written as soon as each problem is done
+  kif    a KIF record (board + main line) per problem, blank-line separated
+  usi    'SOURCE<TAB>checkmate MOVES' / 'checkmate nomate' / 'checkmate timeout'
+
+Every bad input gives one line 'SOURCE: MESSAGE' on stderr; the others are still solved.
+Exit status: 0 all inputs read (whatever the verdicts), 2 some input invalid, 1 internal
+error.""")
+@click.argument("paths", nargs=-1, required=True, metavar="PATHS...")
+@click.option("--format", "-f", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text",
+              show_default=True, help="Output format (see above).")
+@click.option("--defender-hand", type=click.Choice(("auto", "rest", "literal")), default="auto",
+              show_default=True, help=_DEFENDER_HAND_HELP)
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="SECONDS", help="Time budget per problem (default: none).")
+@click.option("--nodes", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Node budget per problem (default: none).")
+@click.option("--hash", "hash_mb", type=click.IntRange(min=1), default=256, show_default=True,
+              metavar="MB", help="Transposition table size in MB (per job).")
+@click.option("--yozume/--no-yozume", default=True, show_default=True,
+              help="Check every other check along the main line for 余詰.")
+@click.option("--yozume-nodes", type=click.IntRange(min=1), default=100_000, show_default=True,
+              metavar="N", help="Node budget of the 余詰 check, per alternative and reply.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Solve in N processes (results are printed as they finish).")
+@click.option("--strict", is_flag=True,
+              help="Exit with 3 when any problem is not a complete work (完全作).")
+@click.option("--quiet", "-q", is_flag=True, help="Do not print warnings (errors still go to stderr).")
+@click.pass_context
+def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yozume_nodes,
+          jobs, strict, quiet):
+    run = _Run(quiet)
+    limits = {"time_limit": time_limit, "nodes": nodes, "hash_mb": hash_mb,
+              "yozume": yozume, "yozume_nodes": yozume_nodes}
+    records = []
+    progress = _Progress(enabled=sys.stderr.isatty())
+    state = {"first": True}
+
+    def finish(item, rec):
+        records.append(rec)
+        _emit(fmt, item, rec, state["first"])
+        state["first"] = False
+        progress.done(rec)
+
+    try:
+        items = list(_items(paths, defender_hand))
+        progress.start(len(items))
+        usable = []
+        for item in items:
+            if run.report(item):
+                usable.append(item)
+            else:
+                finish(item, _record(item))
+        if jobs > 1 and len(usable) > 1:
+            _solve_parallel(usable, run, limits, jobs, finish)
+        else:
+            for item in usable:
+                rec = _solve_item(item, run, limits)
+                finish(item, rec)
+                if rec.get("reason") == "interrupted":
+                    raise KeyboardInterrupt     # the solver saw Ctrl-C: stop the batch too
+    except KeyboardInterrupt:
+        run.interrupted = True
+        click.echo("tsume: interrupted", err=True)
+    progress.close(records)
+    if fmt == "json":
+        click.echo(_dumps(records, indent=2))
+    code = run.exit_code
+    if code == EXIT_OK and strict and any(not r["complete"] for r in records):
+        code = EXIT_NOT_COMPLETE
+    ctx.exit(code)
+
+
+def _solve_parallel(items, run, limits, jobs, finish):
+    """Solve in worker processes; each keeps its own table (and loads the numba cache)."""
+    import concurrent.futures as cf
+    import multiprocessing
+    context = multiprocessing.get_context("spawn")
+    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = {pool.submit(_solve_fields, item.position.sfen(), limits): item for item in items}
+        try:
+            for future in cf.as_completed(futures):
+                item = futures[future]
+                try:
+                    fields = future.result()
+                except Exception as exc:    # noqa: BLE001 - reported per problem
+                    fields = exc
+                finish(item, _solve_item(item, run, limits, fields))
+        except KeyboardInterrupt:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+class _Progress:
+    """Problems done / total, solved, rate and ETA on one stderr line, when it is a
+    terminal; a summary line at the end (counts per status, total time)."""
+
+    def __init__(self, enabled):
+        self.enabled = enabled
+        self.total = self.count = self.solved = 0
+        self.start_time = time.perf_counter()
+
+    def start(self, total):
+        self.total = total
+        self.start_time = time.perf_counter()
+
+    def done(self, rec):
+        self.count += 1
+        self.solved += rec["status"] in ("mate", "nomate")
+        if self.enabled and self.total > 1:
+            elapsed = time.perf_counter() - self.start_time
+            rate = self.count / elapsed if elapsed > 0 else 0.0
+            eta = (self.total - self.count) / rate if rate > 0 else 0.0
+            click.echo(f"\r{self.count}/{self.total} done, {self.solved} solved, "
+                       f"{rate:.1f}/s, ETA {eta:.0f}s ", err=True, nl=False)
+
+    def close(self, records):
+        if not self.enabled or len(records) < 2:
+            return
+        counts = {}
+        for rec in records:
+            counts[rec["status"]] = counts.get(rec["status"], 0) + 1
+        text = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+        click.echo(f"\r{len(records)} problems: {text}; "
+                   f"{time.perf_counter() - self.start_time:.1f} s", err=True)
+
+
+def _emit(fmt, item, rec, first):
+    """Write one finished problem in the streaming formats (json waits for the end)."""
+    if fmt == "jsonl":
+        click.echo(_dumps(rec))
+    elif fmt == "text":
+        lines = [] if first else [""]
+        lines.append(item.source)
+        if rec["status"] != "error" or item.position is not None:
+            try:
+                lines.append(_board_text(item.position))
+            except Exception:   # noqa: BLE001 - the diagram is a courtesy; the verdict matters
+                pass
+        lines.extend(_verdict(rec))
+        click.echo("\n".join(lines))
+    elif fmt == "usi":
+        if rec["status"] != "error":
+            click.echo(f"{item.source}\t{_usi_answer(rec)}")
+    elif fmt == "kif":
+        if rec["status"] != "error":
+            click.echo(("" if first else "\n") + _kif_text(item, rec), nl=False)
+    else:
+        return
+    sys.stdout.flush()
+
+
+def _kif_text(item, rec):
+    from .formats.kif import write_kif
+    title = item.metadata.get("title") or None
+    body = write_kif(item.position, moves=rec["moves"] or None, title=title)
+    head = f"# {_one_line(item.source, 400)}\n# 結果：{_one_line(_verdict(rec)[-1 if rec['status'] != 'mate' else 2], 300)}\n"
+    return head + body + ("" if body.endswith("\n") else "\n")
+
+
+@cli.command(help=f"""Print how the problems in PATHS were read: the source, the board
+diagram (BOD) and the SFEN with the defender's hand written out. Use it to check that a
+file was understood as intended.
+
+{_input_help}
+
+Errors and exit status as for 'tsume solve'.""")
+@click.argument("paths", nargs=-1, required=True, metavar="PATHS...")
+@click.option("--defender-hand", type=click.Choice(("auto", "rest", "literal")), default="auto",
+              show_default=True, help=_DEFENDER_HAND_HELP)
+@click.option("--quiet", "-q", is_flag=True, help="Do not print warnings.")
+@click.pass_context
+def show(ctx, paths, defender_hand, quiet):
+    run = _Run(quiet)
+    first = True
+    try:
+        for item in _items(paths, defender_hand):
+            if not run.report(item):
+                continue
+            try:
+                lines = [item.source, *_title_lines(item), _board_text(item.position),
+                         "sfen " + item.position.sfen(), *_solution_lines(item)]
+            except KeyboardInterrupt:
+                raise
+            except Exception as exc:    # noqa: BLE001
+                run.error(item.source, f"internal error: {_describe(exc)}", internal=True)
+                continue
+            click.echo(("" if first else "\n") + "\n".join(lines))
+            first = False
+    except KeyboardInterrupt:
+        run.interrupted = True
+        click.echo("tsume: interrupted", err=True)
+    ctx.exit(run.exit_code)
+
+
+def _title_lines(item):
+    return [f"{label}：{_one_line(item.metadata[key], 200)}"
+            for key, label in (("title", "作品名"), ("author", "作者")) if item.metadata.get(key)]
+
+
+def _solution_lines(item):
+    """The file's own move list (作意), if any, in Japanese notation."""
+    moves = item.metadata.get("moves")
+    if not moves:
+        return []
+    try:
+        from .notation import line_to_japanese
+        text = line_to_japanese(item.position, moves)
+    except ValueError as exc:
+        text = f"{' '.join(moves)}  (not playable: {_one_line(exc, 120)})"
+    return [f"作意 ({len(moves)}手)：{text}"]
+
+
+def main(argv=None):
+    """Console-script entry point. No traceback ever reaches the user unless
+    TSUME_DEBUG is set."""
+    _guard_stdout()
+    try:
+        cli.main(args=argv, prog_name="tsume")
+    except SystemExit:
+        raise
+    except Exception as exc:    # noqa: BLE001
+        if os.environ.get("TSUME_DEBUG"):
+            raise
+        click.echo(f"tsume: internal error: {_one_line(_describe(exc))}", err=True)
+        sys.exit(EXIT_INTERNAL)
+
+
+def _guard_stdout():
+    """A terminal that cannot show Japanese gets escapes, not a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        enc = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        if enc and enc not in ("utf8", "utf_8") and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except Exception:   # noqa: BLE001
+                pass
