@@ -1,4 +1,7 @@
-"""Move text: USI strings <-> integer moves. (Japanese and KIF move text live here too.)"""
+"""Move text: USI strings <-> integer moves, Japanese (KI2-style, SPEC §4.1) and KIF (SPEC §4.3)
+move text. The Japanese/KIF part is output code: plain Python, not numba."""
+import unicodedata as _ud
+
 from . import pieces as P
 
 DROP_BASE = 81          # a drop's "from" field is DROP_BASE + kind
@@ -60,3 +63,256 @@ def usi_to_move(text):
     if len(text) in (4, 5) and (len(text) == 4 or text[4] == "+"):
         return make_move(usi_to_square(text[0:2]), usi_to_square(text[2:4]), len(text) == 5)
     raise ValueError(f"bad USI move {text!r}")
+
+
+# ==================================================================== Japanese move text
+
+MARKS = ("▲", "△")
+KIF_TIME = "( 0:00/00:00:00)"
+KIF_HEADER = "手数----指手---------消費時間--"
+KIF_MOVE_WIDTH = 13     # display width of the move column in Kakinoki's layout (SPEC §3.2)
+
+# Pieces that may take 直 (SPEC §4.1 rule 2): silver and the gold-movers.
+_STRAIGHT_KINDS = frozenset((P.SILVER, P.GOLD, P.PRO_PAWN, P.PRO_LANCE, P.PRO_KNIGHT,
+                             P.PRO_SILVER))
+_COMPARE_KINDS = frozenset((P.HORSE, P.DRAGON))   # 龍/馬: right/left among the candidates
+
+
+def _as_move(move):
+    return usi_to_move(move) if isinstance(move, str) else int(move)
+
+
+def square_to_japanese(sq):
+    """``２四`` for file 2 rank 4."""
+    return P.FULLWIDTH_DIGITS[P.square_file(sq)] + P.KANJI_NUMERALS[P.square_rank(sq)]
+
+
+def _in_zone(sq, colour):
+    return P.relative_rank(sq, colour) <= 3
+
+
+def could_promote(piece, frm, to):
+    """May ``piece`` promote on the board move frm -> to (SPEC §1.3)?"""
+    kind, colour = P.piece_kind(piece), P.piece_colour(piece)
+    return P.can_promote(kind) and (_in_zone(frm, colour) or _in_zone(to, colour))
+
+
+def _view(sq, colour):
+    """(file, rank) from the mover's viewpoint (White: board rotated 180°)."""
+    f, r = P.square_file(sq), P.square_rank(sq)
+    return (f, r) if colour == P.BLACK else (10 - f, 10 - r)
+
+
+def disambiguation(kind, colour, frm, to, candidates):
+    """Relative/motion words (SPEC §4.1 rules 1-3) for the piece on ``frm`` among the
+    ``candidates`` (source squares of the mover's pieces of the same kind that can legally
+    reach ``to``; ``frm`` included). '' when the move is the only one."""
+    cands = sorted(set(candidates) | {frm})
+    if len(cands) < 2:
+        return ""
+    tf, tr = _view(to, colour)
+
+    def motion(sq):
+        r = _view(sq, colour)[1]
+        return "上" if r > tr else ("引" if r < tr else "寄")
+
+    if kind in _COMPARE_KINDS:
+        files = [_view(c, colour)[0] for c in cands]
+        lo, hi = min(files), max(files)
+
+        def relative(sq):
+            f = _view(sq, colour)[0]
+            if lo == hi:
+                return ""
+            return "右" if f == lo else ("左" if f == hi else "")
+    else:
+        def relative(sq):
+            f, r = _view(sq, colour)
+            if f > tf:
+                return "左"
+            if f < tf:
+                return "右"
+            return "直" if (r > tr and kind in _STRAIGHT_KINDS) else ""
+
+    mot = motion(frm)
+    if sum(motion(c) == mot for c in cands) == 1:            # rule 1
+        return mot
+    rel = relative(frm)
+    if rel and sum(relative(c) == rel for c in cands) == 1:  # rule 2
+        return rel
+    return rel + mot                                         # rule 3
+
+
+def _japanese_body(position, move, legal):
+    """Move text without side mark and destination: piece + words + 成/不成/打."""
+    to = move_to(move)
+    # board moves of the side to move onto the same square, by the moving piece's kind
+    rivals = {}
+    for m in legal:
+        if m & 127 == to and not is_drop(m):
+            frm = move_from(m)
+            rivals.setdefault(P.piece_kind(position.piece_at(frm)), set()).add(frm)
+    if is_drop(move):
+        kind = drop_kind(move)
+        return P.MOVE_KANJI[kind] + ("打" if kind in rivals else "")
+    frm = move_from(move)
+    piece = position.piece_at(frm)
+    kind = P.piece_kind(piece)
+    text = P.MOVE_KANJI[kind] + disambiguation(kind, position.side_to_move, frm, to,
+                                               rivals.get(kind, ()))
+    if is_promotion(move):
+        return text + "成"
+    if could_promote(piece, frm, to):
+        return text + "不成"
+    return text
+
+
+def _legal_checked(position, move):
+    from . import movegen
+    legal = movegen.legal_moves_of(position)
+    if move not in legal:
+        raise ValueError(f"illegal move {move_to_usi(move)} in {position.sfen()}")
+    return legal
+
+
+def move_to_japanese(position, move, previous_to=None, marks=MARKS):
+    """KI2-style text (SPEC §4.1) of a legal ``move`` (USI or int) played from ``position``
+    (the position before the move), e.g. ``▲５八金左``, ``△同玉``, ``▲５六金打``.
+
+    ``previous_to``: square index of the previous move's destination (-> ``同``).
+    ``marks``: (Black, White) side marks, e.g. ``("☗", "☖")`` or ``("", "")``.
+    Raises ValueError if the move is not legal."""
+    move = _as_move(move)
+    legal = _legal_checked(position, move)
+    return _japanese_text(position, move, legal, previous_to, marks)
+
+
+def _japanese_text(position, move, legal, previous_to, marks):
+    to = move_to(move)
+    dest = "同" if previous_to is not None and previous_to == to else square_to_japanese(to)
+    return marks[position.side_to_move] + dest + _japanese_body(position, move, legal)
+
+
+def line_to_japanese(position, moves, separator="　", marks=MARKS):
+    """A whole line (``▲１二歩　△同玉　▲１三香``); the moves are played on a copy."""
+    pos = position.copy()
+    out, prev = [], None
+    for mv in moves:
+        mv = _as_move(mv)
+        legal = _legal_checked(pos, mv)
+        out.append(_japanese_text(pos, mv, legal, prev, marks))
+        pos.push(mv)
+        prev = move_to(mv)
+    return separator.join(out)
+
+
+_SIDE_MARKS = ("▲☗", "△☖▽")
+_READ_REPLACE = (("王", "玉"), ("竜", "龍"), ("全", "成銀"), ("圭", "成桂"), ("杏", "成香"),
+                 ("生", "不成"))
+
+
+def _normalise_japanese(text):
+    text = "".join(text.split())          # spaces (also full-width) carry no meaning
+    for a, b in _READ_REPLACE:
+        text = text.replace(a, b)
+    return text.translate(str.maketrans("123456789", P.FULLWIDTH_DIGITS[1:]))
+
+
+def parse_japanese_move(position, text, previous_to=None):
+    """Integer move for KI2-style text (``▲５八金左``, ``同玉``, ``△２二銀不成`` …) in
+    ``position``; the inverse of move_to_japanese. The side mark is optional (if present
+    it must be the mover's). Also accepted: 王 竜 全 圭 杏 for 玉 龍 成銀 成桂 成香, 生 for
+    不成, half-width file digits, ``同　`` with a space, the destination written out
+    although it equals ``previous_to``, a superfluous 打 and a missing 不成 — as long as
+    exactly one legal move fits. Relative/motion words must be the ones SPEC §4.1 gives.
+    Raises ValueError otherwise."""
+    from . import movegen
+    text = text.strip()
+    colour = position.side_to_move
+    if text and text[0] in "".join(_SIDE_MARKS):
+        if text[0] not in _SIDE_MARKS[colour]:
+            raise ValueError(f"{text!r}: side mark of the side not to move")
+        text = text[1:]
+    want = _normalise_japanese(text)
+    if want.startswith("同") and previous_to is None:
+        raise ValueError(f"{text!r}: 同 without a previous move")
+    if want.startswith("同"):
+        to = previous_to
+    elif (len(want) >= 2 and want[0] in P.FULLWIDTH_DIGITS[1:]
+          and want[1] in P.KANJI_NUMERALS[1:]):
+        to = P.square(P.FULLWIDTH_DIGITS.index(want[0]), P.KANJI_NUMERALS.index(want[1]))
+    else:
+        raise ValueError(f"{text!r}: no destination square")
+    legal = movegen.legal_moves_of(position)
+    texts = []
+    for m in legal:
+        if move_to(m) != to:
+            continue
+        t = _japanese_text(position, m, legal, previous_to, ("", ""))
+        texts.append((m, t))
+        if t.startswith("同"):            # the square written out instead of 同
+            texts.append((m, square_to_japanese(move_to(m)) + t[1:]))
+    fits = {m for m, t in texts if t == want}
+    if not fits:
+        def loose(t):
+            return t.replace("打", "").replace("不成", "")
+        fits = {m for m, t in texts if loose(t) == loose(want)
+                and (is_drop(m) or "打" not in want) and ("不成" in t or "不成" not in want)}
+    if len(fits) == 1:
+        return fits.pop()
+    if not fits:
+        raise ValueError(f"{text!r}: no legal move fits in {position.sfen()}")
+    raise ValueError(f"{text!r}: ambiguous ({', '.join(sorted(move_to_usi(m) for m in fits))})")
+
+
+# ==================================================================== KIF move text
+def move_to_kif(position, move, previous_to=None):
+    """KIF move text (SPEC §4.3): ``２四銀成(33)``, ``同　玉(11)``, ``１三香打``.
+    Drops always carry 打, board moves always their source; no 右/左/上…
+    The move is not checked for legality (only the piece on its source is needed)."""
+    move = _as_move(move)
+    to = move_to(move)
+    dest = "同　" if previous_to is not None and previous_to == to else square_to_japanese(to)
+    if is_drop(move):
+        return dest + P.MOVE_KANJI[drop_kind(move)] + "打"
+    frm = move_from(move)
+    piece = position.piece_at(frm)
+    if not piece or P.piece_colour(piece) != position.side_to_move:
+        raise ValueError(f"no piece of the side to move on {square_to_usi(frm)}")
+    text = dest + P.MOVE_KANJI[P.piece_kind(piece)]
+    if is_promotion(move):
+        text += "成"
+    elif could_promote(piece, frm, to):
+        text += "不成"
+    return text + f"({P.square_file(frm)}{P.square_rank(frm)})"
+
+
+def display_width(text):
+    """Columns on a fixed-width terminal: full-width/wide characters count 2."""
+    return sum(2 if _ud.east_asian_width(ch) in "FW" else 1 for ch in text)
+
+
+def _kif_line(number, text):
+    pad = max(1, KIF_MOVE_WIDTH - display_width(text))
+    return f"{number:>4} {text}{' ' * pad}{KIF_TIME}"
+
+
+def kif_move_list(position, moves, header=True, terminator="詰み"):
+    """Numbered KIF move list of SPEC §3.2/§4.3 (Kakinoki layout), one line per ply, then
+    ``terminator`` as the next numbered line and ``まで<n>手で<terminator>``; the text ends
+    with a newline. ``terminator=None`` writes neither. The moves are played on a copy
+    (each checked for legality)."""
+    pos = position.copy()
+    lines = [KIF_HEADER] if header else []
+    prev = None
+    n = 0
+    for n, mv in enumerate(moves, 1):
+        mv = _as_move(mv)
+        _legal_checked(pos, mv)
+        lines.append(_kif_line(n, move_to_kif(pos, mv, prev)))
+        pos.push(mv)
+        prev = move_to(mv)
+    if terminator:
+        lines.append(_kif_line(n + 1, terminator))
+        lines.append(f"まで{n}手で{terminator}")
+    return "\n".join(lines) + "\n"
