@@ -124,8 +124,8 @@ def test_verdict_does_not_depend_on_hash_size():
     """A 1 MB table is full at once, so replacement is exercised on every problem."""
     rows = _rows("tanuki_generated.tsv", limit=60) + _rows("yo_mate9.tsv", limit=20)
     for cols in rows:
-        small = solve(Position.from_sfen(cols[0]), hash_mb=1, nodes=3_000_000)
-        big = solve(Position.from_sfen(cols[0]), hash_mb=256)
+        small = solve(Position.from_sfen(cols[0]), hash_mb=1, nodes=3_000_000, answer=False)
+        big = solve(Position.from_sfen(cols[0]), hash_mb=256, answer=False)
         assert small.status == big.status == "mate", cols[2]
         assert_line_mates_under_cshogi(cols[0], small.moves)
 
@@ -135,7 +135,7 @@ def test_repetition_is_not_stored_as_a_disproof():
     yaneuraou 'loop' rows) are still proven, with a line that never repeats."""
     rows = {c[2]: c for c in _rows("edge_cases.tsv")}
     for pid in ("kh-issue5", "kh-issue7", "yaneuraou-issue116-loop"):
-        result = solve(Position.from_sfen(rows[pid][0]), nodes=3_000_000)
+        result = solve(Position.from_sfen(rows[pid][0]), nodes=3_000_000, answer=False)
         assert result.status == "mate", pid
         assert_line_mates_under_cshogi(rows[pid][0], result.moves)
         seen, pos = set(), Position.from_sfen(rows[pid][0])

@@ -31,6 +31,8 @@ class Answer:
     leftover: dict = field(default_factory=dict)   # pieces left in the attacker's hand
     yozume: list = field(default_factory=list)
     henka: list = field(default_factory=list)
+    strict_length: int = 0          # every interposition counted
+    mudaai: str = "not counted"     # how futile interpositions were treated
 
 
 def _display_order(move):
@@ -257,9 +259,13 @@ class AnswerFinder:
 
 
 def find_answer(solver, root, proof_line, yozume_nodes=100_000, check_yozume=True,
-                query_nodes=2_000_000, total_nodes=50_000_000):
+                query_nodes=2_000_000, total_nodes=50_000_000, mudaai=True,
+                mudaai_positions=20_000):
     """The tsume answer for a proven root. Falls back to the proof line (exact=False)
-    when a question runs out of budget."""
+    when a question runs out of budget. With mudaai, futile interpositions (SPEC §2.4,
+    rule D2) are not counted: `length`/`moves` follow the rule, `strict_length` counts
+    every interposition."""
+    from .mudaai import rule_answer
     finder = AnswerFinder(solver, root, query_nodes, total_nodes)
     finder.henka = []
     finder.last_move_alternatives = []
@@ -269,16 +275,27 @@ def find_answer(solver, root, proof_line, yozume_nodes=100_000, check_yozume=Tru
         exact = True
     except OutOfBudget:
         moves, exact = list(proof_line), False
-        end = root.copy()
-        for usi in moves:
-            end.push_usi(usi)
         finder.henka, finder.last_move_alternatives = [], []
     answer = Answer(length=len(moves), moves=moves, exact=exact)
+    answer.strict_length = len(moves)
+    answer.mudaai = "not counted" if mudaai else "counted"
+    if mudaai and exact:
+        rule = rule_answer(solver, root, len(moves), max_positions=mudaai_positions)
+        if rule is None:
+            answer.mudaai = "not evaluated (budget)"
+        elif rule[1] is not None:
+            answer.length, answer.moves = rule[0], rule[1]
+            finder.henka, finder.last_move_alternatives = [], []
+        if rule is not None and not rule[2]:
+            answer.mudaai = "not fully evaluated (budget)"
+    end = root.copy()
+    for usi in answer.moves:
+        end.push_usi(usi)
     answer.komaamari = not _hand_is_empty(end, finder.attacker)
     answer.leftover = {k: n for k, n in end.hand(finder.attacker).items() if n}
     answer.henka = finder.henka
-    answer.yozume = [dict(ply=a["ply"], move=a["move"], kind="last-move", length=len(moves))
+    answer.yozume = [dict(ply=a["ply"], move=a["move"], kind="last-move", length=answer.length)
                      for a in finder.last_move_alternatives]
     if check_yozume:
-        answer.yozume = finder.yozume(moves, yozume_nodes) + answer.yozume
+        answer.yozume = finder.yozume(answer.moves, yozume_nodes) + answer.yozume
     return answer

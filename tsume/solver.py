@@ -28,7 +28,8 @@ class Result:
     leftover: dict = field(default_factory=dict)   # those pieces, USI letter -> count
     yozume: list = field(default_factory=list)     # {ply, move, kind, length}
     henka: list = field(default_factory=list)      # 変同: {ply, moves}
-    strict_length: int | None = None   # counting every interposition (same until 無駄合)
+    strict_length: int | None = None   # counting every interposition (無駄合 included)
+    mudaai: str | None = None       # "not counted" | "counted" | "not evaluated (budget)"
     exact: bool = False             # length proven shortest, line chosen by the rules
     complete: bool = False          # 完全作: mate, exact, no 余詰, no 駒余り, all checked
     nodes: int = 0
@@ -160,10 +161,23 @@ class Solver:
         return None
 
 
-def verify_mating_line(pos, line):
-    """Replay: every attacker move a legal check, every defender move legal, the end mate."""
+def verify_mating_line(pos, line, rule=False):
+    """Replay: every attacker move a legal check, every defender move legal, the end
+    mate. With rule=True the end may instead leave the defender only interpositions on
+    the line of a distant slider check (無駄合; their futility was proven by the search)."""
     moves = np.array([notation.usi_to_move(u) for u in line] or [0], dtype=np.int32)
-    return bool(replays_to_mate(pos.board, pos.hands, pos.state, moves, len(line)))
+    if replays_to_mate(pos.board, pos.hands, pos.state, moves, len(line)):
+        return True
+    if not rule or len(line) % 2 == 0:
+        return False
+    cur = pos.copy()
+    for usi in line:
+        legal = cur.check_moves() if cur.side_to_move == pos.side_to_move else cur.legal_moves()
+        if usi not in legal:
+            return False
+        cur.push_usi(usi)
+    from .mudaai import only_interpositions_left
+    return only_interpositions_left(cur)
 
 
 _shared_solvers = {}
@@ -180,7 +194,7 @@ def shared_solver(hash_mb=DEFAULT_HASH_MB):
 
 
 def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver=None,
-          answer=True, yozume=True, yozume_nodes=100_000):
+          answer=True, yozume=True, yozume_nodes=100_000, mudaai=True):
     """Prove mate or no mate for the side to move. Returns a Result (see README).
 
     With answer=True a proven mate is turned into the tsume answer (answer.py): exact
@@ -206,10 +220,11 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
                 spent = solver.nodes
                 budget = max(1_000_000, 4 * spent) if nodes is None else max(0, nodes - spent)
                 found = find_answer(solver, pos, line, yozume_nodes=yozume_nodes,
-                                    check_yozume=yozume, total_nodes=budget)
-                if verify_mating_line(pos, found.moves):
+                                    check_yozume=yozume, total_nodes=budget, mudaai=mudaai)
+                if verify_mating_line(pos, found.moves, rule=mudaai):
                     result.moves, result.length, result.exact = found.moves, found.length, found.exact
                     result.henka, result.yozume = found.henka, found.yozume
+                    result.strict_length, result.mudaai = found.strict_length, found.mudaai
             end = pos.copy()
             for usi in result.moves:
                 end.push(notation.usi_to_move(usi))
@@ -217,7 +232,8 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
             from .pieces import USI_LETTER
             result.leftover = {USI_LETTER[k]: n for k, n in leftover.items() if n}
             result.komaamari = bool(result.leftover)
-            result.strict_length = result.length
+            if result.strict_length is None:
+                result.strict_length = result.length
             result.complete = (answer and yozume and result.exact and not result.komaamari
                                and all(y["kind"] in ("last-move", "ukai") for y in result.yozume))
     result.nodes = solver.nodes
