@@ -183,6 +183,12 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_depth, max_no
                     work_pn[ply, i] = 1
                     work_dn[ply, i] = 1
                 undo_move(board, hands, state, m, cap)
+                # A child that already settles this node ends the expansion: a mate in
+                # one at an OR node (no shorter proof exists), a disproven reply at an
+                # AND node. The siblings are never looked at.
+                if (work_pn[ply, i] == 0) if or_node else (work_dn[ply, i] == 0):
+                    nmoves[ply] = i + 1
+                    break
 
         # ---- the node's own numbers from its children
         n = nmoves[ply]
