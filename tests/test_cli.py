@@ -92,7 +92,12 @@ def check_record(rec):
             if i % 2 == 0:
                 assert m in pos.check_moves(), (rec["source"], i, m)
             pos.push_usi(m)
-        assert pos.is_mate()
+        if rec["length"] == rec["strict_length"]:
+            assert pos.is_mate()
+        else:                                    # ends by the 無駄合 rule
+            from tsume.mudaai import only_interpositions_left
+            assert rec["length"] < rec["strict_length"]
+            assert pos.is_mate() or only_interpositions_left(pos)
         assert rec["kifu"].startswith("▲") or rec["kifu"].startswith("△")
         assert rec["kifu"].count("　") == rec["length"] - 1
     else:

@@ -20,7 +20,7 @@ import click
 PROBLEM_SUFFIXES = (".sfen", ".txt", ".tsv", ".kif", ".kifu", ".bod", ".csa")
 OUTPUT_FORMATS = ("text", "json", "jsonl", "kif", "usi")
 JSON_KEYS = ("source", "sfen", "status", "length", "strict_length", "moves", "kifu",
-             "komaamari", "leftover", "yozume", "henka", "exact", "complete", "sakui",
+             "komaamari", "leftover", "yozume", "henka", "mudaai", "exact", "complete", "sakui",
              "nodes", "seconds", "reason", "error")
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_NOT_COMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 MAX_MESSAGE = 240          # characters of one stderr message (a 1 MB bad line stays one short line)
@@ -189,7 +189,8 @@ def _record(item):
     """The JSON object of one problem (SPEC keys, README "JSON schema")."""
     return {"source": item.source, "sfen": None, "status": "error", "length": None,
             "strict_length": None, "moves": [], "kifu": "", "komaamari": False, "leftover": {},
-            "yozume": [], "henka": [], "exact": False, "complete": False, "sakui": None,
+            "yozume": [], "henka": [], "mudaai": None, "exact": False, "complete": False,
+            "sakui": None,
             "nodes": 0, "seconds": 0.0, "reason": None, "error": item.error}
 
 
@@ -205,7 +206,7 @@ def _solve_fields(sfen, limits):
     fields = dict(status=result.status, length=result.length, strict_length=result.strict_length,
                   moves=[str(m) for m in result.moves], komaamari=bool(result.komaamari),
                   leftover=dict(result.leftover), yozume=list(result.yozume),
-                  henka=list(result.henka), exact=bool(result.exact),
+                  henka=list(result.henka), mudaai=result.mudaai, exact=bool(result.exact),
                   complete=bool(result.complete), nodes=int(result.nodes),
                   seconds=round(float(result.seconds), 4), reason=result.reason, error=None)
     if fields["moves"]:
@@ -328,7 +329,7 @@ _DEFENDER_HAND_HELP = (
 
 class _Group(click.Group):
     def list_commands(self, ctx):
-        return ["solve", "show"]     # in this order, not alphabetical
+        return ["solve", "show", "usi"]     # in this order, not alphabetical
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -565,6 +566,14 @@ def show(ctx, paths, defender_hand, quiet):
         run.interrupted = True
         click.echo("tsume: interrupted", err=True)
     ctx.exit(run.exit_code)
+
+
+@cli.command(help="""Run as a USI engine for shogi GUIs (将棋所, ShogiGUI, ShogiHome, Electron
+Shogi): answers 'go mate' with 'checkmate ...' on standard output. See README "USI engine".""")
+@click.pass_context
+def usi(ctx):
+    from .usi import run
+    ctx.exit(run())
 
 
 def _title_lines(item):

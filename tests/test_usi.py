@@ -1,0 +1,434 @@
+"""`tsume usi`: the USI mate engine, driven through pipes the way a shogi GUI drives it.
+
+Every wait is bounded (a reader thread feeds a queue; each expectation has a timeout), so
+a broken engine fails a test instead of hanging it. Every ``checkmate`` answer is replayed
+with cshogi: each attacker move a legal check, each defender move legal, the end mate.
+"""
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import cshogi
+import pytest
+
+S3 = "8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1"          # mate in 3: P*1b 1a1b L*1c
+S3_LITERAL = "8k/9/9/7+R1/9/9/9/9/9 b LP 1"                  # the same, defender hand not given
+MATE1 = "8k/9/8G/9/9/9/9/9/9 b G2r2b2g4s4n4l18p 1"         # G*1b
+NOMATE = "4k4/9/9/9/9/9/9/9/9 b G2r2b3g4s4n4l18p 1"        # a lone gold cannot mate
+HARD = "7k1/9/9/9/9/9/9/9/9 b B2G2SL2P2rb2g2s4n3l16p 1"    # far beyond a second of search
+MUDAAI = "8k/6G1p/9/9/9/9/9/9/4R4 b r2b3g4s4n4l17p 1"       # 5i5a+: the rest are futile interpositions
+IN_CHECK = "7lk/7p1/7l1/9/9/9/8G/9/7KL b - 1"             # attacker in check; 1g2f/1g2g parry and mate
+
+READY_TIMEOUT = 120      # the first run after install compiles the numba code (~20-30 s)
+ANSWER_TIMEOUT = 20
+
+
+class UsiEngine:
+    """The engine process with a reader thread; `expect` never waits longer than asked."""
+
+    def __init__(self):
+        # Outside the checkout, `-m tsume` runs the tsume these tests import (and its
+        # numba cache, warm by now), whether installed editable or not.
+        self.proc = subprocess.Popen([sys.executable, "-m", "tsume", "usi"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     cwd=tempfile.gettempdir())
+        self.lines = queue.Queue()
+        self.transcript = []
+        self.stderr = []
+        threading.Thread(target=self._read, args=(self.proc.stdout, self.lines.put), daemon=True).start()
+        threading.Thread(target=self._read, args=(self.proc.stderr, self.stderr.append), daemon=True).start()
+
+    @staticmethod
+    def _read(stream, put):
+        for raw in stream:
+            put(raw.decode("utf-8", "replace").rstrip("\r\n"))
+        put(None)
+
+    def send(self, command):
+        self.transcript.append("> " + command)
+        self.proc.stdin.write((command + "\n").encode())
+        self.proc.stdin.flush()
+        return time.perf_counter()
+
+    def expect(self, prefix, timeout=ANSWER_TIMEOUT):
+        """Lines up to and including the first that starts with prefix."""
+        end = time.perf_counter() + timeout
+        got = []
+        while True:
+            left = end - time.perf_counter()
+            if left <= 0:
+                self._fail(f"no {prefix!r} within {timeout} s", got)
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                continue
+            if line is None:
+                self._fail(f"engine output ended before {prefix!r}", got)
+            self.transcript.append("< " + line)
+            got.append(line)
+            if line.startswith(prefix):
+                return got
+
+    def quiet_until_ready(self):
+        """Lines up to readyok (a barrier: everything sent before has been handled)."""
+        self.send("isready")
+        return self.expect("readyok", READY_TIMEOUT)
+
+    def _fail(self, message, got):
+        tail = "\n".join(self.transcript[-40:])
+        pytest.fail(f"{message}; got {got}\ntranscript:\n{tail}\nstderr: {''.join(self.stderr)[-2000:]}")
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.send("quit")
+            except OSError:
+                pass
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            stream.close()
+
+
+def _handshake(engine):
+    engine.send("usi")
+    engine.expect("usiok", 10)
+    engine.quiet_until_ready()
+
+
+@pytest.fixture(scope="module")
+def engine():
+    eng = UsiEngine()
+    try:
+        _handshake(eng)
+        yield eng
+    finally:
+        eng.close()
+        assert eng.proc.returncode == 0, eng.stderr
+
+
+def go_mate(engine, position, limit="10000", timeout=ANSWER_TIMEOUT):
+    """(checkmate answer, the info lines before it) for one `position` + `go mate`."""
+    engine.send(position)
+    engine.send(f"go mate {limit}")
+    lines = engine.expect("checkmate", timeout)
+    return lines[-1], lines[:-1]
+
+
+def assert_mating_line(sfen, moves, pre_moves=()):
+    """cshogi replay: attacker moves are legal checks, defender moves legal, the end mate."""
+    board = cshogi.Board(sfen)
+    for usi in pre_moves:
+        board.push_usi(usi)
+    assert moves and len(moves) % 2 == 1, moves
+    for i, usi in enumerate(moves):
+        legal = {cshogi.move_to_usi(m) for m in board.legal_moves}
+        assert usi in legal, (i, usi, board.sfen())
+        board.push_usi(usi)
+        if i % 2 == 0:
+            assert board.is_check(), (i, usi, board.sfen())
+    assert board.is_check() and not list(board.legal_moves), board.sfen()
+
+
+def checkmate_moves(answer):
+    tokens = answer.split()
+    assert tokens[0] == "checkmate" and len(tokens) > 1, answer
+    assert tokens[1] not in ("nomate", "timeout", "notimplemented"), answer
+    return tokens[1:]
+
+
+# ---------------------------------------------------------------- handshake, options
+def test_handshake_lists_id_and_options():
+    eng = UsiEngine()
+    try:
+        eng.send("usi")
+        lines = eng.expect("usiok", 10)
+        assert lines[0].startswith("id name tsume ")
+        assert any(line.startswith("id author ") for line in lines)
+        options = {line.split()[2]: line for line in lines if line.startswith("option name ")}
+        assert options["USI_Hash"] == "option name USI_Hash type spin default 256 min 1 max 65536"
+        assert options["MateNodes"].startswith("option name MateNodes type spin default 0 min 0 ")
+        assert options["YozumeCheck"] == "option name YozumeCheck type check default false"
+        assert options["DefenderHoldsRest"] == "option name DefenderHoldsRest type check default false"
+        start = eng.send("isready")
+        eng.expect("readyok", READY_TIMEOUT)
+        ready_seconds = time.perf_counter() - start
+        # A second isready is answered at once.
+        start = eng.send("isready")
+        eng.expect("readyok", 5)
+        assert time.perf_counter() - start < 2
+    finally:
+        eng.close()
+    assert eng.proc.returncode == 0
+    assert ready_seconds < READY_TIMEOUT
+
+
+def test_setoption(engine):
+    for command in ("setoption name USI_Hash value 32", "setoption name usi_hash value 16",
+                    "setoption name MateNodes value 0", "setoption name yozumecheck value false",
+                    "setoption name DefenderHoldsRest value false",
+                    "setoption name USI_Ponder value false"):
+        engine.send(command)
+    lines = engine.quiet_until_ready()
+    assert not [line for line in lines if line.startswith("info string")], lines
+    engine.send("setoption name NoSuchOption value 3")
+    engine.send("setoption name MateNodes value many")
+    engine.send("setoption name YozumeCheck value maybe")
+    engine.send("setoption")
+    lines = engine.quiet_until_ready()
+    notes = [line for line in lines if line.startswith("info string")]
+    assert len(notes) == 4 and all("ignored" in note for note in notes), lines
+    assert "NoSuchOption" in notes[0]
+    # The hash option took effect: a search still works on the 16 MB table.
+    answer, _ = go_mate(engine, f"position sfen {S3}")
+    assert_mating_line(S3, checkmate_moves(answer))
+
+
+# ---------------------------------------------------------------- go mate
+def test_mate_in_one_and_three(engine):
+    answer, info = go_mate(engine, f"position sfen {MATE1}")
+    assert answer == "checkmate G*1b"
+    assert_mating_line(MATE1, checkmate_moves(answer))
+    assert any(line.startswith("info string mate 1 plies") for line in info), info
+    assert any(line.startswith("info time ") and " nodes " in line and " nps " in line for line in info)
+
+    answer, info = go_mate(engine, f"position sfen {S3}", "infinite")
+    assert answer == "checkmate P*1b 1a1b L*1c"
+    assert_mating_line(S3, checkmate_moves(answer))
+    assert any(line.startswith("info string mate 3 plies") for line in info), info
+
+
+def test_go_mate_without_time_is_infinite(engine):
+    engine.send(f"position sfen {S3}")
+    engine.send("go mate")
+    assert engine.expect("checkmate")[-1] == "checkmate P*1b 1a1b L*1c"
+
+
+def test_position_moves_are_played(engine):
+    answer, _ = go_mate(engine, f"position sfen {S3} moves P*1b 1a1b")
+    assert answer == "checkmate L*1c"
+    assert_mating_line(S3, checkmate_moves(answer), pre_moves=["P*1b", "1a1b"])
+
+
+def test_no_defender_king_answers_nomate(engine):
+    # After 2d2c White is to move, so White attacks, and Black has no king.
+    answer, info = go_mate(engine, f"position sfen {S3} moves 2d2c")
+    assert answer == "checkmate nomate"
+    assert any("not a mate problem" in line and "king" in line for line in info), info
+
+
+def test_answer_ends_in_checkmate_even_with_futile_interpositions(engine):
+    """GUIs replay the answer: the interpositions that the 無駄合 rule would not count are
+    played out, so that the line ends in checkmate."""
+    answer, _ = go_mate(engine, f"position sfen {MUDAAI}")
+    moves = checkmate_moves(answer)
+    assert moves[0] == "5i5a+" and len(moves) > 1
+    assert_mating_line(MUDAAI, moves)
+
+
+def test_nomate(engine):
+    answer, info = go_mate(engine, f"position sfen {NOMATE}")
+    assert answer == "checkmate nomate"
+    assert any(line.startswith("info string no mate") for line in info), info
+
+
+def test_startpos(engine):
+    answer, _ = go_mate(engine, "position startpos moves 7g7f 3c3d", "300")
+    assert answer in ("checkmate nomate", "checkmate timeout")
+
+
+def test_attacker_in_check(engine):
+    answer, info = go_mate(engine, f"position sfen {IN_CHECK}")
+    assert answer in ("checkmate 1g2f", "checkmate 1g2g")
+    assert_mating_line(IN_CHECK, checkmate_moves(answer))
+    assert any("in check" in line for line in info), info
+
+
+def test_timeout(engine):
+    start = engine.send(f"position sfen {HARD}")
+    engine.send("go mate 200")
+    lines = engine.expect("checkmate", 5)
+    assert lines[-1] == "checkmate timeout"
+    assert time.perf_counter() - start < 1.5
+
+
+def test_mate_nodes_limit(engine):
+    engine.send("setoption name MateNodes value 50000")
+    try:
+        answer, _ = go_mate(engine, f"position sfen {HARD}", "infinite", timeout=5)
+        assert answer == "checkmate timeout"
+    finally:
+        engine.send("setoption name MateNodes value 0")
+
+
+def test_stop_during_infinite_search(engine):
+    engine.send(f"position sfen {HARD}")
+    engine.send("go mate infinite")
+    time.sleep(0.6)
+    engine.send("go mate 100")                 # one search at a time: ignored
+    engine.send("isready")                     # answered during the search
+    lines = engine.expect("readyok", 5)
+    assert not [line for line in lines if line.startswith("checkmate")], lines
+    assert any("ignored" in line and "search is running" in line for line in lines), lines
+    stop = engine.send("stop")
+    lines = engine.expect("checkmate", 5)
+    assert time.perf_counter() - stop < 1.0
+    assert lines[-1] == "checkmate timeout"
+    # Exactly one answer per `go mate`, and the engine is ready for the next one.
+    lines = engine.quiet_until_ready()
+    assert not [line for line in lines if line.startswith("checkmate")], lines
+    answer, _ = go_mate(engine, f"position sfen {MATE1}")
+    assert answer == "checkmate G*1b"
+
+
+def test_stop_right_after_go(engine):
+    """A stop that arrives before the search has really begun is not lost."""
+    engine.send(f"position sfen {HARD}")
+    for _ in range(5):
+        engine.send("go mate infinite")
+        stop = engine.send("stop")
+        assert engine.expect("checkmate", 5)[-1] == "checkmate timeout"
+        assert time.perf_counter() - stop < 1.0
+
+
+def test_stop_without_search_is_harmless(engine):
+    engine.send("stop")
+    engine.send("ponderhit")
+    engine.send("usinewgame")
+    engine.send("gameover lose")
+    lines = engine.quiet_until_ready()
+    assert lines == ["readyok"]
+
+
+def test_defender_holds_rest(engine):
+    engine.send("setoption name DefenderHoldsRest value true")
+    try:
+        answer, info = go_mate(engine, f"position sfen {S3_LITERAL}")
+        assert answer == "checkmate P*1b 1a1b L*1c"
+        assert_mating_line(S3, checkmate_moves(answer))
+    finally:
+        engine.send("setoption name DefenderHoldsRest value false")
+    # Literal: the defender has nothing to interpose, still a mate (a shorter one).
+    answer, info = go_mate(engine, f"position sfen {S3_LITERAL}")
+    assert_mating_line(S3_LITERAL, checkmate_moves(answer))
+    assert any("DefenderHoldsRest" in line for line in info), info
+
+
+def test_option_change_after_position_applies(engine):
+    engine.send(f"position sfen {S3_LITERAL}")
+    engine.send("setoption name DefenderHoldsRest value true")
+    try:
+        engine.send("go mate 10000")
+        answer = engine.expect("checkmate")[-1]
+        assert answer == "checkmate P*1b 1a1b L*1c"
+    finally:
+        engine.send("setoption name DefenderHoldsRest value false")
+
+
+def test_yozume_check_option(engine):
+    engine.send("setoption name YozumeCheck value true")
+    try:
+        answer, info = go_mate(engine, f"position sfen {S3}")
+        assert answer == "checkmate P*1b 1a1b L*1c"
+        assert any(line.startswith("info string yozume: ") for line in info), info
+    finally:
+        engine.send("setoption name YozumeCheck value false")
+    _, info = go_mate(engine, f"position sfen {S3}")
+    assert not any(line.startswith("info string yozume") for line in info), info
+
+
+# ---------------------------------------------------------------- plain go
+def test_plain_go_mate_found(engine):
+    engine.send(f"position sfen {S3}")
+    start = engine.send("go btime 0 wtime 0 byoyomi 1000")
+    lines = engine.expect("bestmove", 5)
+    assert lines[-1] == "bestmove P*1b"
+    assert time.perf_counter() - start < 2
+    assert any(line.startswith("info") and "score mate" in line for line in lines), lines
+
+
+def test_plain_go_no_mate_resigns(engine):
+    engine.send(f"position sfen {HARD}")
+    start = engine.send("go btime 60000 wtime 60000 byoyomi 0")
+    lines = engine.expect("bestmove", 5)
+    assert lines[-1] == "bestmove resign"
+    assert time.perf_counter() - start < 2
+
+
+def test_plain_go_infinite_waits_for_stop(engine):
+    engine.send(f"position sfen {S3}")
+    engine.send("go infinite")
+    time.sleep(0.5)
+    engine.send("isready")
+    lines = engine.expect("readyok", 5)
+    assert not [line for line in lines if line.startswith("bestmove")], lines
+    engine.send("stop")
+    assert engine.expect("bestmove", 5)[-1] == "bestmove P*1b"
+
+
+# ---------------------------------------------------------------- bad input
+def test_malformed_commands_are_ignored(engine):
+    for command in ("hello", "go mate soon", "position", "position sfen xx",
+                    "position sfen 9/9/9/9/9/9/9/9/9 x - 1", "register later"):
+        engine.send(command)
+    lines = engine.quiet_until_ready()
+    notes = [line for line in lines if line.startswith("info string")]
+    assert len(notes) == 6, lines
+    assert not [line for line in lines if line.startswith(("checkmate", "bestmove"))], lines
+
+
+def test_illegal_move_leaves_no_position(engine):
+    engine.send(f"position sfen {S3}")
+    engine.send("position startpos moves 7g7f 7g7f")
+    lines = engine.quiet_until_ready()
+    assert any("illegal" in line for line in lines), lines
+    engine.send("go mate 1000")
+    lines = engine.expect("checkmate")
+    assert lines[-1] == "checkmate timeout"
+    assert any("no position" in line for line in lines), lines
+    # Still working afterwards.
+    answer, _ = go_mate(engine, f"position sfen {MATE1}")
+    assert answer == "checkmate G*1b"
+
+
+def test_invalid_problem_answers_nomate(engine):
+    # The defender (White) is already in check: no mate problem.
+    answer, info = go_mate(engine, "position sfen 8k/8R/9/9/9/9/9/9/9 b G 1")
+    assert answer == "checkmate nomate"
+    assert any("not a mate problem" in line for line in info), info
+
+
+# ---------------------------------------------------------------- quit
+def test_quit_during_search_exits_promptly():
+    eng = UsiEngine()
+    try:
+        _handshake(eng)
+        eng.send(f"position sfen {HARD}")
+        eng.send("go mate infinite")
+        time.sleep(0.3)
+        start = eng.send("quit")
+        eng.proc.wait(5)
+        assert time.perf_counter() - start < 3
+    finally:
+        eng.close()
+    assert eng.proc.returncode == 0
+
+
+def test_end_of_input_exits():
+    eng = UsiEngine()
+    try:
+        eng.send("usi")
+        eng.expect("usiok", 10)
+        eng.proc.stdin.close()
+        eng.proc.wait(10)
+    finally:
+        if eng.proc.poll() is None:
+            eng.proc.kill()
+            eng.proc.wait(5)
+    assert eng.proc.returncode == 0

@@ -1,0 +1,663 @@
+"""``tsume usi``: a USI mate engine for shogi GUIs (将棋所, ShogiGUI, ShogiHome, Electron Shogi).
+
+GUIs send ``go mate`` for "詰将棋を解く" and read back ``checkmate <moves>``,
+``checkmate nomate`` or ``checkmate timeout`` (SPEC §4.2). Behaviour (README "USI engine"):
+
+* ``usi`` -> ``id``/``option`` lines, ``usiok``. ``isready`` -> ``readyok`` once the numba
+  code is loaded (a background warm-up starts with the engine; first run after install:
+  it compiles, ~25 s).
+* ``position sfen ... [moves ...]`` / ``position startpos [moves ...]``: the side to move
+  is the attacker. A bad position or an illegal move gives ``info string error: ...`` and
+  leaves *no* position (a later ``go mate`` then answers ``checkmate timeout``).
+* ``go mate <ms>|infinite`` (``go mate`` alone = infinite): exactly one ``checkmate`` line;
+  its moves always end in checkmate (futile interpositions, 無駄合, are played out).
+  Limits (time, MateNodes) and ``stop`` give ``checkmate timeout``; a position that is no
+  mate problem at all (no defender king, defender already in check, 二歩, dead piece, too
+  many pieces) gives ``checkmate nomate`` with the reason in an ``info string``. The
+  attacker may be in check: only checks that also parry it are tried.
+* plain ``go`` (a game move): a short mate search (0.5 s at most, less under a tight
+  clock); ``bestmove <first move of the mate>`` or ``bestmove resign``. ``go infinite`` and
+  ``go ponder`` hold the ``bestmove`` until ``stop`` (or ``ponderhit``).
+* ``stop`` ends the search within one search slice (200k nodes, well under a second);
+  ``quit`` (or end of input) exits with status 0.
+* Anything malformed or unknown: ``info string ignored: ...``; the engine never exits on bad
+  input. ``info string`` texts are ASCII (GUIs differ in the encoding they expect).
+
+Threads: the reader (main thread) parses commands; each search runs in a worker thread,
+with a monitor thread that prints progress ``info`` lines and enforces the time limit.
+The numba search holds the GIL during a slice, so other threads run between slices.
+Only the standard library and tsume itself are imported here; the solver (numba) is
+imported by the warm-up thread so that ``usi`` is answered at once.
+"""
+import os
+import sys
+import threading
+import time
+
+ENGINE_NAME = "tsume"
+ENGINE_AUTHOR = "the tsume authors"
+PLAIN_GO_SECONDS = 0.5        # mate search budget of a plain `go`
+PLAIN_GO_NPS = 400_000        # node cap of a plain `go` = seconds * this (bounds one slice)
+INFO_PERIOD = 1.0             # seconds between progress `info` lines
+HASHFULL_SAMPLE = 1000        # table entries sampled for `hashfull`
+MAX_SPIN = 2_147_483_647      # spin maxima stay in int32 for GUIs
+
+# name -> (type, default, min, max); USI option names are case-insensitive.
+OPTIONS = {
+    "USI_Hash": ("spin", 256, 1, 65536),
+    "MateNodes": ("spin", 0, 0, MAX_SPIN),
+    "YozumeCheck": ("check", False, None, None),
+    "DefenderHoldsRest": ("check", False, None, None),
+}
+# GUI-built-in options some GUIs send whether declared or not: accepted silently.
+_QUIET_OPTIONS = {"usi_ponder", "usi_ownbook", "usi_multipv", "usi_showcurrline",
+                  "usi_showrefutations", "usi_limitstrength", "usi_strength", "usi_analysemode"}
+
+
+def _version():
+    try:
+        from . import __version__
+        return __version__
+    except Exception:   # noqa: BLE001 - the id line must never fail
+        return "unknown"
+
+
+def _ascii(text, limit=300):
+    """One printable ASCII line (GUIs decode engine output differently)."""
+    text = " ".join(str(text).split())
+    text = text.encode("ascii", "backslashreplace").decode("ascii")
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+_SOLVER_CLASS = None
+
+
+def _solver_class():
+    """A Solver whose stop request survives ``solve()``'s ``new_problem()`` (which clears
+    the stop flag): the search being run is recorded, and a stop asked for before the
+    search began is re-applied."""
+    global _SOLVER_CLASS
+    if _SOLVER_CLASS is None:
+        from .solver import Solver
+
+        class UsiSolver(Solver):
+            def __init__(self, hash_mb):
+                self.lock = threading.Lock()
+                self.current = None          # the _Search using this solver
+                super().__init__(hash_mb)
+
+            def new_problem(self):
+                super().new_problem()
+                with self.lock:
+                    if self.current is not None and self.current.stopped:
+                        self.control[0] = 1
+
+        _SOLVER_CLASS = UsiSolver
+    return _SOLVER_CLASS
+
+
+class _Search:
+    """One `go` command: its limits, its stop state and its threads."""
+
+    def __init__(self, engine, mate, position, time_limit=None, nodes=None, hold=False):
+        self.engine = engine
+        self.mate = mate                 # go mate (checkmate answer) or plain go (bestmove)
+        self.position = position         # None: no usable position (answered at once)
+        self.time_limit = time_limit     # seconds, None = none
+        self.nodes = nodes
+        self.hold = hold                 # go infinite / go ponder: bestmove waits for stop
+        self.yozume = bool(engine.options["YozumeCheck"])
+        self.stopped = False
+        self.stop_cause = None           # "stopped" (stop, quit, gameover) or "time limit"
+        self.released = threading.Event()   # stop or ponderhit (for hold)
+        self.done = threading.Event()
+        self.solver = None
+        self._lock = threading.Lock()
+        self.start = time.perf_counter()
+        self.thread = threading.Thread(target=self._run, name="tsume-usi-search", daemon=True)
+
+    # ------------------------------------------------------------ control
+    def request_stop(self, cause="stopped"):
+        """Safe from any thread, at any time (before, during or after the search).
+        Ordering: `stopped` is set before the flag, and UsiSolver.new_problem clears the
+        flag before it reads `stopped`, so a stop is never lost; the flag is only written
+        while this search is the solver's current one, so a late stop of a finished
+        search cannot stop the next."""
+        with self._lock:
+            if self.stop_cause is None:
+                self.stop_cause = cause
+            self.stopped = True
+            solver = self.solver
+        if solver is not None:
+            with solver.lock:
+                if solver.current is self:
+                    solver.control[0] = 1
+        self.released.set()
+
+    # ------------------------------------------------------------ worker
+    def _run(self):
+        engine = self.engine
+        result, error = None, None
+        try:
+            if self.position is not None:
+                engine.wait_warm()
+                solver = engine.get_solver()
+                with solver.lock:
+                    solver.current = self
+                with self._lock:
+                    self.solver = solver
+                    stopped = self.stopped
+                if stopped:
+                    with solver.lock:
+                        solver.control[0] = 1
+                monitor = threading.Thread(target=self._monitor, name="tsume-usi-monitor", daemon=True)
+                monitor.start()
+                result = self._solve()
+        except Exception as exc:   # noqa: BLE001 - report, answer, keep running
+            error = exc
+        finally:
+            self.done.set()
+        try:
+            self._report(result, error)
+        finally:
+            engine.search_finished(self)      # idempotent; _final already did it
+
+    def _final(self, line):
+        """The answer ends the search: the engine takes a new `go` as soon as the GUI has
+        read it, so the search is cleared first."""
+        self.engine.search_finished(self)
+        self.engine.send(line)
+
+    def _solve(self):
+        from .solver import solve
+        if self.mate:
+            # mudaai=False: GUIs replay the answer, so it must end in checkmate; under the
+            # 無駄合 rule the line could end with futile interpositions still possible.
+            return solve(self.position, time_limit=self.time_limit, nodes=self.nodes,
+                         solver=self.solver, answer=True, yozume=self.yozume, mudaai=False)
+        return solve(self.position, time_limit=self.time_limit, nodes=self.nodes,
+                     solver=self.solver, answer=False, yozume=False)
+
+    def _monitor(self):
+        """Progress lines every INFO_PERIOD and the time limit (also checked by solve()
+        between slices; this one also covers the answer phase after the proof)."""
+        last = self.start
+        while not self.done.wait(0.05):
+            now = time.perf_counter()
+            if self.time_limit is not None and now - self.start >= self.time_limit and not self.stopped:
+                self.request_stop("time limit")
+            if now - last >= INFO_PERIOD:
+                last = now
+                line = self._info_line()
+                if self.done.is_set():
+                    break
+                self.engine.send(line)
+
+    def _info_line(self):
+        seconds = max(time.perf_counter() - self.start, 1e-6)
+        nodes = int(self.solver.nodes) if self.solver is not None else 0
+        line = f"info time {int(seconds * 1000)} nodes {nodes} nps {int(nodes / seconds)}"
+        full = self._hashfull()
+        return line if full is None else f"{line} hashfull {full}"
+
+    def _hashfull(self):
+        try:
+            vals = self.solver.table[2]
+            sample = vals[:HASHFULL_SAMPLE, 2]
+            return int(round(1000 * int((sample != 0).sum()) / max(1, len(sample))))
+        except Exception:   # noqa: BLE001 - optional
+            return None
+
+    # ------------------------------------------------------------ answers
+    def _report(self, result, error):
+        send = self.engine.send
+        if self.solver is not None:
+            send(self._info_line())
+        if error is not None:
+            send(f"info string internal error: {_ascii(f'{type(error).__name__}: {error}')}")
+        if self.mate:
+            for line in self._mate_details(result):
+                send(line)
+            self._final(self._checkmate(result))
+            return
+        if result is not None and result.status == "mate" and result.moves:
+            n = len(result.moves)
+            send(f"info depth {n} score mate {n} pv {' '.join(result.moves)}")
+            best = result.moves[0]
+        else:
+            if result is not None:
+                send(f"info string no mate found ({self._why(result)}): resign")
+            best = "resign"
+        if self.hold:
+            self.released.wait()
+        self._final(f"bestmove {best}")
+
+    def _why(self, result):
+        if result.status == "nomate":
+            return "no mate"
+        if self.stopped and result.reason in ("interrupted", None):
+            return self.stop_cause or "stopped"
+        return result.reason or result.status
+
+    def _checkmate(self, result):
+        if result is None:
+            return "checkmate timeout"
+        if result.status == "mate" and result.moves:
+            return "checkmate " + " ".join(result.moves)
+        if result.status == "nomate":
+            return "checkmate nomate"
+        return "checkmate timeout"
+
+    def _mate_details(self, result):
+        if result is None:
+            return []
+        if result.status == "nomate":
+            return ["info string no mate (proven)"]
+        if result.status != "mate":
+            return [f"info string no answer: {_ascii(self._why(result))}"]
+        note = "shortest" if result.exact else "not proven shortest"
+        if not result.exact and self.stopped:
+            note += f", {self.stop_cause or 'stopped'}"
+        lines = [f"info string mate {result.length} plies ({note})"]
+        if result.komaamari:
+            from .pieces import SFEN_HAND_ORDER, USI_LETTER
+            order = [USI_LETTER[k] for k in SFEN_HAND_ORDER]
+            left = sorted(result.leftover.items(), key=lambda kv: order.index(kv[0])
+                          if kv[0] in order else len(order))
+            text = " ".join((f"{n}" if n > 1 else "") + letter for letter, n in left)
+            lines.append(f"info string komaamari: the attacker has pieces left in hand: {text}")
+        if self.yozume:
+            lines.append(self._yozume_line(result))
+        return lines
+
+    def _yozume_line(self, result):
+        kinds = {"yozume": "other mate", "ukai": "detour", "last-move": "other last move",
+                 "unchecked": "unchecked"}
+        found = result.yozume
+        if self.stopped:
+            # A stop during the check leaves every remaining alternative "unchecked".
+            found = [y for y in found if y["kind"] != "unchecked"]
+        parts = []
+        for y in found:
+            length = f" {y['length']} plies" if y.get("length") else ""
+            parts.append(f"ply {y['ply']} {y['move']} {kinds.get(y['kind'], y['kind'])}{length}")
+        text = "; ".join(parts) or "none found"
+        if self.stopped:
+            text += f" (check cut short: {self.stop_cause})"
+        return _ascii("info string yozume: " + text, 2000)
+
+
+class Engine:
+    """The USI protocol over two binary streams (stdin/stdout of the process)."""
+
+    def __init__(self, inp=None, out=None):
+        self.inp = inp if inp is not None else sys.stdin.buffer
+        self.out = out if out is not None else sys.stdout.buffer
+        self.options = {name: spec[1] for name, spec in OPTIONS.items()}
+        self._out_lock = threading.Lock()
+        self._out_closed = False
+        self._solver = None
+        self._solver_lock = threading.Lock()
+        self._warm_error = None
+        self._warm = threading.Thread(target=self._warm_up, name="tsume-usi-warmup", daemon=True)
+        self.search = None               # the running _Search, if any
+        self._search_lock = threading.Lock()
+        self._start = None               # (start Position, [USI moves]) of `position`
+        self.position = None             # the position `go` searches (None = none)
+        self._built_with = None          # DefenderHoldsRest value self.position was built with
+
+    # ------------------------------------------------------------ output
+    def send(self, line):
+        with self._out_lock:
+            if self._out_closed:
+                return
+            try:
+                self.out.write(line.encode("utf-8", "replace") + b"\n")
+                self.out.flush()
+            except (OSError, ValueError):     # the GUI went away
+                self._out_closed = True
+
+    def note(self, text):
+        self.send("info string " + _ascii(text))
+
+    # ------------------------------------------------------------ numba, table
+    def _warm_up(self):
+        """Import the solver and load (or compile) every numba function a search uses,
+        with a 3-ply problem on a tiny table."""
+        try:
+            from .formats.sfen import parse_sfen
+            from .solver import Solver, solve
+            from .validate import validate
+            s3 = "8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1"
+            parse_sfen(f"position sfen {s3} moves 2d2c")        # move replay
+            pos = parse_sfen(s3)
+            validate(pos)
+            pos.is_check()
+            solve(pos, solver=Solver(1), answer=True, yozume=True)
+        except Exception as exc:   # noqa: BLE001 - reported at isready / go
+            self._warm_error = exc
+
+    def wait_warm(self):
+        if self._warm.is_alive():
+            self._warm.join()
+
+    def get_solver(self):
+        """The shared solver, (re)allocated when USI_Hash changed; on a failed allocation
+        the size is halved until it fits. A new table is written through once, so that the
+        operating system maps its pages now (at isready) rather than during the first
+        search, whose first slices would be slow (and `stop` with them)."""
+        with self._solver_lock:
+            want = int(self.options["USI_Hash"])
+            if self._solver is not None and self._solver.hash_mb == want:
+                return self._solver
+            cls = _solver_class()
+            self._solver = None
+            size = want
+            while True:
+                try:
+                    solver = cls(size)
+                    for array in solver.table:
+                        array.fill(0)
+                    self._solver = solver
+                    break
+                except MemoryError:
+                    if size <= 1:
+                        raise
+                    size //= 2
+            if size != want:
+                self.note(f"USI_Hash {want} MB could not be allocated: using {size} MB")
+                self.options["USI_Hash"] = size
+            return self._solver
+
+    # ------------------------------------------------------------ main loop
+    def run(self):
+        """Read commands until `quit` or end of input. Returns the exit status (0)."""
+        self._warm.start()
+        while True:
+            try:
+                raw = self.inp.readline()
+            except (OSError, ValueError):
+                raw = b""
+            if not raw:
+                break
+            line = raw.decode("utf-8", "replace").strip()
+            if not line:
+                continue
+            try:
+                if self.handle(line) == "quit":
+                    break
+            except Exception as exc:   # noqa: BLE001 - never die on one command
+                self.note(f"internal error on {line[:60]!r}: {type(exc).__name__}: {exc}")
+        return self.shutdown()
+
+    def shutdown(self):
+        search = self.search
+        if search is not None:
+            search.request_stop()
+            search.thread.join(timeout=2.0)
+        with self._out_lock:
+            try:
+                self.out.flush()
+            except (OSError, ValueError):
+                pass
+        alive = [t for t in threading.enumerate()
+                 if t is not threading.main_thread() and t.is_alive() and t.name.startswith("tsume-usi")]
+        if alive:
+            # A numba slice or the first compile is still running: nothing left to say,
+            # and interpreter shutdown beside a busy thread could wait for it.
+            os._exit(0)
+        return 0
+
+    def handle(self, line):
+        tokens = line.split()
+        cmd = tokens[0]
+        handler = getattr(self, "cmd_" + cmd, None) if cmd.isidentifier() else None
+        if handler is None:
+            self.note(f"ignored: unknown command: {line}")
+            return None
+        return handler(tokens[1:], line)
+
+    # ------------------------------------------------------------ commands
+    def cmd_usi(self, args, line):
+        self.send(f"id name {ENGINE_NAME} {_version()}")
+        self.send(f"id author {ENGINE_AUTHOR}")
+        for name, (kind, default, lo, hi) in OPTIONS.items():
+            if kind == "spin":
+                self.send(f"option name {name} type spin default {default} min {lo} max {hi}")
+            else:
+                self.send(f"option name {name} type check default {str(default).lower()}")
+        self.send("usiok")
+
+    def cmd_isready(self, args, line):
+        def ready():
+            self.wait_warm()
+            if self._warm_error is not None:
+                self.note(f"warm-up failed: {type(self._warm_error).__name__}: {self._warm_error}")
+            elif self.search is None:
+                try:
+                    self.get_solver()
+                except Exception as exc:   # noqa: BLE001 - the search will say it again
+                    self.note(f"hash table: {type(exc).__name__}: {exc}")
+            self.send("readyok")
+        if self._warm.is_alive() or self.search is None:
+            # Answer from a helper so that quit/stop are still read meanwhile.
+            threading.Thread(target=ready, name="tsume-usi-ready", daemon=True).start()
+        else:
+            ready()
+
+    def cmd_setoption(self, args, line):
+        lowered = [a.lower() for a in args]
+        if not args or lowered[0] != "name" or len(args) < 2:
+            self.note(f"ignored: expected 'setoption name <id> [value <x>]': {line}")
+            return
+        if "value" in lowered[1:]:
+            v = lowered.index("value", 1)
+            name, value = " ".join(args[1:v]), " ".join(args[v + 1:])
+        else:
+            name, value = " ".join(args[1:]), None
+        canonical = {n.lower(): n for n in OPTIONS}.get(name.lower())
+        if canonical is None:
+            if name.lower() not in _QUIET_OPTIONS:
+                self.note(f"ignored: unknown option {name}")
+            return
+        kind, _, lo, hi = OPTIONS[canonical]
+        if kind == "check":
+            if value is None or value.lower() not in ("true", "false"):
+                self.note(f"ignored: {canonical} takes true or false, not {value!r}")
+                return
+            self.options[canonical] = value.lower() == "true"
+            return
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            self.note(f"ignored: {canonical} takes an integer, not {value!r}")
+            return
+        if not lo <= number <= hi:
+            clamped = min(max(number, lo), hi)
+            self.note(f"{canonical} {number} out of range {lo}..{hi}: using {clamped}")
+            number = clamped
+        self.options[canonical] = number
+
+    def cmd_usinewgame(self, args, line):
+        pass
+
+    def cmd_ponderhit(self, args, line):
+        search = self.search
+        if search is not None and search.hold:
+            search.hold = False
+            search.released.set()
+
+    def cmd_gameover(self, args, line):
+        search = self.search
+        if search is not None:
+            search.request_stop()
+
+    def cmd_stop(self, args, line):
+        search = self.search
+        if search is not None:
+            search.request_stop()
+
+    def cmd_quit(self, args, line):
+        return "quit"
+
+    def cmd_position(self, args, line):
+        from .errors import TsumeError
+        from .formats.sfen import split_sfen
+        self._start = None
+        self.position = None
+        try:
+            start, moves = split_sfen(line)
+        except TsumeError as exc:
+            self.note(f"error: bad position ({exc}); no position set")
+            return
+        self._start = (start, moves)
+        self._build()
+
+    def _build(self):
+        """self.position from the `position` command under the current options;
+        None (with an info string) when it cannot be built."""
+        from .errors import TsumeError
+        from .formats.sfen import play_usi_moves
+        self.wait_warm()
+        start, moves = self._start
+        rest = bool(self.options["DefenderHoldsRest"])
+        self._built_with = rest
+        pos = start.copy()
+        try:
+            if rest:
+                # 玉方残り駒全部 for the side that defends at the end of the moves.
+                defender = 1 - (pos.side_to_move ^ (len(moves) & 1))
+                pos.set_hand(defender, pos.remaining_pieces(1 - defender))
+            play_usi_moves(pos, moves)
+        except TsumeError as exc:
+            self.note(f"error: {exc}; no position set")
+            self._start = None
+            self.position = None
+            return
+        self.position = pos
+
+    def _current_position(self):
+        """The position to search, rebuilt if DefenderHoldsRest changed since `position`."""
+        if self._start is not None and self._built_with != bool(self.options["DefenderHoldsRest"]):
+            self._build()
+        return self.position
+
+    def _check_problem(self, pos):
+        """None when pos can be searched, else the reason it is no mate problem."""
+        from .errors import PositionError
+        from .validate import box_pieces, validate
+        try:
+            validate(pos, box_warning=False)
+        except PositionError as exc:
+            if not (pos.is_check() and "side to move" in str(exc)):
+                return str(exc)
+            self.note("the side to move (attacker) is in check: only checks that parry it are tried")
+        defender = 1 - pos.side_to_move
+        if not int(pos.hands[defender]) and not self.options["DefenderHoldsRest"]:
+            box = sum(box_pieces(pos).values())
+            if box:
+                self.note(f"the defender holds no pieces and {box} are in no hand and not on the "
+                          "board; setoption name DefenderHoldsRest value true gives them to the defender")
+        return None
+
+    def cmd_go(self, args, line):
+        if self.search is not None:
+            self.note("ignored: a search is running (send stop first): " + line)
+            return
+        lowered = [a.lower() for a in args]
+        if "mate" in lowered:
+            self._go_mate(lowered, line)
+        else:
+            self._go_plain(lowered, line)
+
+    def _go_mate(self, args, line):
+        i = args.index("mate")
+        limit = None
+        if i + 1 < len(args) and args[i + 1] != "infinite":
+            try:
+                ms = int(args[i + 1])
+            except ValueError:
+                self.note(f"ignored: go mate takes milliseconds or 'infinite': {line}")
+                return
+            limit = ms / 1000 if ms > 0 else None
+        nodes = int(self.options["MateNodes"]) or None
+        pos = self._current_position()
+        if pos is None:
+            self.note("no position: send 'position' first")
+            self._start_search(_Search(self, True, None))
+            return
+        reason = self._check_problem(pos)
+        if reason is not None:
+            self.note(f"not a mate problem: {reason}")
+            self.send("checkmate nomate")
+            return
+        self._start_search(_Search(self, True, pos.copy(), time_limit=limit, nodes=nodes))
+
+    def _go_plain(self, args, line):
+        values = {}
+        hold = False
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a in ("infinite", "ponder"):
+                hold = True
+                i += 1
+            elif a in ("btime", "wtime", "byoyomi", "binc", "winc", "movetime", "nodes", "depth") \
+                    and i + 1 < len(args):
+                try:
+                    values[a] = int(args[i + 1])
+                except ValueError:
+                    self.note(f"ignored: bad number after {a}")
+                i += 2
+            else:
+                # A GUI waits for bestmove: answer anyway.
+                self.note(f"ignored: unknown go parameter {a}")
+                i += 1
+        pos = self._current_position()
+        if pos is None or self._check_problem(pos) is not None:
+            self.note("no usable position: resign")
+            self._start_search(_Search(self, False, None, hold=hold))
+            return
+        seconds = PLAIN_GO_SECONDS
+        own = values.get("btime" if pos.side_to_move == 0 else "wtime")
+        if values.get("movetime"):
+            seconds = min(seconds, values["movetime"] / 2000)
+        if values.get("byoyomi"):
+            seconds = min(seconds, values["byoyomi"] / 2000)
+        elif own is not None:
+            inc = values.get("binc" if pos.side_to_move == 0 else "winc", 0)
+            seconds = min(seconds, (own + inc) / 20000)
+        seconds = max(seconds, 0.05)
+        nodes = max(10_000, int(seconds * PLAIN_GO_NPS))
+        if "nodes" in values:
+            nodes = max(1, min(nodes, values["nodes"]))
+        self._start_search(_Search(self, False, pos.copy(), time_limit=seconds, nodes=nodes, hold=hold))
+
+    def _start_search(self, search):
+        with self._search_lock:
+            self.search = search
+        search.thread.start()
+
+    def search_finished(self, search):
+        with self._search_lock:
+            if self.search is search:
+                self.search = None
+
+
+def run(inp=None, out=None):
+    """Run the engine on stdin/stdout (or the given binary streams); returns 0."""
+    return Engine(inp, out).run()
+
+
+def main(argv=None):
+    """Console script ``tsume-usi``."""
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in ("-h", "--help"):
+        print("tsume-usi: a USI mate engine (go mate -> checkmate ...). Register this program "
+              "in a shogi GUI; it speaks USI on stdin/stdout.")
+        return 0
+    sys.exit(run())
+
+
+if __name__ == "__main__":
+    main()
