@@ -132,3 +132,14 @@ def test_last_move_alternatives_are_information_not_flaws():
     result = solve(Position.from_sfen("8k/9/7G1/9/9/9/9/9/9 b G2r2b2g4s4n4l18p 1"))
     assert result.status == "mate" and result.length == 1
     assert all(y["kind"] == "last-move" for y in result.yozume)
+
+
+def test_kif_answer_reads_back_in_python_shogi():
+    """The KIF file of an answer (diagram + numbered moves + 詰み) parses in an
+    independent reader with the same moves."""
+    shogi_kif = pytest.importorskip("shogi.KIF")
+    from tsume.formats.kif import write_kif
+    pos = Position.from_sfen("7k1/8s/8+P/9/7n1/9/9/9/9 b RSr2b4g2s3n4l17p 1")
+    result = solve(pos, yozume=False)
+    parsed = shogi_kif.Parser.parse_str(write_kif(pos, moves=result.moves))[0]
+    assert parsed["moves"] == result.moves == ["R*2b", "2a3a", "S*4b"]
