@@ -55,11 +55,13 @@ def run_ours(sfen, time_limit, hash_mb):
 
 
 def run_cshogi(cls, sfen, time_limit, max_nodes):
+    """cshogi's search holds the GIL, so the timer's stop() may only land when it
+    returns: --peer-nodes is what really bounds a peer's search."""
     board = cshogi.Board(sfen)
     solver = cls()
     solver.set_max_search_node(max_nodes)
     solver.set_max_depth(1024)
-    timer = threading.Timer(time_limit, solver.stop)
+    timer = threading.Timer(time_limit, solver.stop, args=(True,))
     timer.start()
     t = time.perf_counter()
     try:
