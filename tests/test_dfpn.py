@@ -1,27 +1,18 @@
 """The df-pn engine: proofs on real problems (replayed by cshogi), real disproofs,
 honest 'unknown' at limits, verdicts independent of the table size."""
-import random
-from pathlib import Path
 
 import pytest
 
 cshogi = pytest.importorskip("cshogi")
 
+from shared_data import rows  # noqa: E402
 from tsume.position import Position  # noqa: E402
 from tsume.solver import Solver, solve  # noqa: E402
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "problems"
 
 
 def _rows(name, limit=None, seed=11):
-    path = SHARED / name
-    if not path.exists():
-        pytest.skip(f"{path} not present")
-    rows = [line.rstrip("\n").split("\t") for line in path.open(encoding="utf-8")
-            if line.strip() and not line.startswith("#")]
-    if limit is not None and len(rows) > limit:
-        rows = random.Random(seed).sample(rows, limit)
-    return rows
+    return rows(name, limit, seed)
 
 
 def assert_line_mates_under_cshogi(sfen, line):

@@ -4,7 +4,6 @@ Whole move sets are compared, on random tsume-style positions, on every position
 the tanuki_generated solutions, and on a sample of full-board game positions.
 """
 import random
-from pathlib import Path
 
 import pytest
 
@@ -13,20 +12,13 @@ cshogi = pytest.importorskip("cshogi")
 from oracle import cshogi_board, cshogi_checks, cshogi_legal, python_shogi_legal  # noqa: E402
 from randpos import random_position  # noqa: E402
 from tsume.perft import tsume_perft  # noqa: E402
+from shared_data import rows  # noqa: E402
 from tsume.position import Position  # noqa: E402
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "problems"
 
 
 def _rows(name, limit=None, seed=5):
-    path = SHARED / name
-    if not path.exists():
-        pytest.skip(f"{path} not present")
-    rows = [line.rstrip("\n").split("\t") for line in path.open(encoding="utf-8")
-            if line.strip() and not line.startswith("#")]
-    if limit is not None and len(rows) > limit:
-        rows = random.Random(seed).sample(rows, limit)
-    return rows
+    return rows(name, limit, seed)
 
 
 def _compare(pos, board, mismatches, checks=True):

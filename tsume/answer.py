@@ -49,13 +49,14 @@ def _hand_is_empty(pos, colour):
 class AnswerFinder:
     """Answers questions about one problem, sharing the solver's table."""
 
-    def __init__(self, solver, root, query_nodes=2_000_000, total_nodes=50_000_000):
+    def __init__(self, solver, root, query_nodes=2_000_000, total_nodes=50_000_000, deadline=None):
         self.solver = solver
         self.root = root.copy()
         self.attacker = root.side_to_move
         self.salt = solver.salt ^ _DEPTH_NAMESPACE
         self.query_nodes = query_nodes
         self.stop_at = solver.nodes + total_nodes
+        self.deadline = deadline
         self._memo = {}
 
     # ------------------------------------------------------------ questions
@@ -70,7 +71,8 @@ class AnswerFinder:
         length when yes, None when no; raises OutOfBudget when undecided."""
         if depth < 1:
             return None
-        pn, dn, _, length = self.solver.search(pos, self._budget(), max_depth=depth, salt=self.salt)
+        pn, dn, _, length = self.solver.search(pos, self._budget(), deadline=self.deadline,
+                                               max_depth=depth, salt=self.salt)
         if pn == 0:
             return int(length)
         if dn == 0:
@@ -259,14 +261,14 @@ class AnswerFinder:
 
 
 def find_answer(solver, root, proof_line, yozume_nodes=100_000, check_yozume=True,
-                query_nodes=2_000_000, total_nodes=50_000_000, mudaai=True,
-                mudaai_positions=20_000):
+                query_nodes=20_000_000, total_nodes=50_000_000, mudaai=True,
+                mudaai_positions=20_000, deadline=None):
     """The tsume answer for a proven root. Falls back to the proof line (exact=False)
     when a question runs out of budget. With mudaai, futile interpositions (SPEC §2.4,
     rule D2) are not counted: `length`/`moves` follow the rule, `strict_length` counts
     every interposition."""
     from .mudaai import rule_answer
-    finder = AnswerFinder(solver, root, query_nodes, total_nodes)
+    finder = AnswerFinder(solver, root, query_nodes, total_nodes, deadline)
     finder.henka = []
     finder.last_move_alternatives = []
     try:

@@ -297,6 +297,33 @@ def _drop_allowed(board, kind, colour, to, pawn_files):
     return True
 
 
+@njit(cache=True, inline="always")
+def _piece_moves(board, c, frm, p, out, n):
+    """Every move of colour c's piece p standing on frm (no king captures)."""
+    steps = STEP_MASK[p]
+    slides = SLIDE_MASK[p]
+    for d in range(12):
+        if (steps >> d) & 1:
+            to = STEP[frm, d]
+            if to >= 0:
+                q = board[to]
+                if q == 0 or ((q >> 4) != c and (q & 15) != _KING):
+                    n = _emit(out, n, frm, to, p, c)
+    for d in range(8):
+        if (slides >> d) & 1:
+            to = STEP[frm, d]
+            while to >= 0:
+                q = board[to]
+                if q == 0:
+                    n = _emit(out, n, frm, to, p, c)
+                else:
+                    if (q >> 4) != c and (q & 15) != _KING:
+                        n = _emit(out, n, frm, to, p, c)
+                    break
+                to = STEP[to, d]
+    return n
+
+
 @njit(cache=True)
 def pseudo_moves(board, hands, state, out, n):
     """All moves of the side to move that obey piece movement, promotion, drop rules
@@ -306,27 +333,7 @@ def pseudo_moves(board, hands, state, out, n):
         p = board[frm]
         if p == 0 or (p >> 4) != c:
             continue
-        steps = STEP_MASK[p]
-        slides = SLIDE_MASK[p]
-        for d in range(12):
-            if (steps >> d) & 1:
-                to = STEP[frm, d]
-                if to >= 0:
-                    q = board[to]
-                    if q == 0 or ((q >> 4) != c and (q & 15) != _KING):
-                        n = _emit(out, n, frm, to, p, c)
-        for d in range(8):
-            if (slides >> d) & 1:
-                to = STEP[frm, d]
-                while to >= 0:
-                    q = board[to]
-                    if q == 0:
-                        n = _emit(out, n, frm, to, p, c)
-                    else:
-                        if (q >> 4) != c and (q & 15) != _KING:
-                            n = _emit(out, n, frm, to, p, c)
-                        break
-                    to = STEP[to, d]
+        n = _piece_moves(board, c, frm, p, out, n)
     hand = hands[c]
     if hand != 0:
         pf = _pawn_files(board, c)
@@ -404,27 +411,7 @@ def check_moves(board, hands, state, out):
         if p == 0 or (p >> 4) != c:
             continue
         start = n
-        steps = STEP_MASK[p]
-        slides = SLIDE_MASK[p]
-        for d in range(12):
-            if (steps >> d) & 1:
-                to = STEP[frm, d]
-                if to >= 0:
-                    q = board[to]
-                    if q == 0 or ((q >> 4) != c and (q & 15) != _KING):
-                        n = _emit(out, n, frm, to, p, c)
-        for d in range(8):
-            if (slides >> d) & 1:
-                to = STEP[frm, d]
-                while to >= 0:
-                    q = board[to]
-                    if q == 0:
-                        n = _emit(out, n, frm, to, p, c)
-                    else:
-                        if (q >> 4) != c and (q & 15) != _KING:
-                            n = _emit(out, n, frm, to, p, c)
-                        break
-                    to = STEP[to, d]
+        n = _piece_moves(board, c, frm, p, out, n)
         # Keep only the candidates that check (and are legal).
         dd = disc[frm]
         k = start

@@ -199,7 +199,10 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
 
     With answer=True a proven mate is turned into the tsume answer (answer.py): exact
     length, main line by the rules, 駒余り, 変同, and with yozume=True the 余詰 check
-    (each alternative check gets up to yozume_nodes nodes per defender reply)."""
+    (each alternative check gets up to yozume_nodes nodes per defender reply). The
+    length analysis has its own budget: what `nodes` leaves (else max(20M, 10x the
+    proof's nodes)) and, with a time limit, that much time again; when it runs out the
+    verified proof line is reported with exact=False."""
     from .answer import find_answer
     start = time.perf_counter()
     deadline = start + time_limit if time_limit else None
@@ -218,9 +221,12 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
             result = Result(status="mate", length=len(line), moves=line)
             if answer:
                 spent = solver.nodes
-                budget = max(1_000_000, 4 * spent) if nodes is None else max(0, nodes - spent)
+                # The analysis gets its own budget: nodes (what --nodes leaves, else
+                # generous) and, with a time limit, that much time again.
+                budget = max(20_000_000, 10 * spent) if nodes is None else max(0, nodes - spent)
                 found = find_answer(solver, pos, line, yozume_nodes=yozume_nodes,
-                                    check_yozume=yozume, total_nodes=budget, mudaai=mudaai)
+                                    check_yozume=yozume, total_nodes=budget, mudaai=mudaai,
+                                    deadline=(time.perf_counter() + time_limit) if time_limit else None)
                 if verify_mating_line(pos, found.moves, rule=mudaai):
                     result.moves, result.length, result.exact = found.moves, found.length, found.exact
                     result.henka, result.yozume = found.henka, found.yozume
