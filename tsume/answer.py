@@ -271,12 +271,17 @@ def find_answer(solver, root, proof_line, yozume_nodes=100_000, check_yozume=Tru
     finder = AnswerFinder(solver, root, query_nodes, total_nodes, deadline)
     finder.henka = []
     finder.last_move_alternatives = []
+    length = None
     try:
         length = finder.exact_length(len(proof_line))
         moves, end = finder.line(root, length)
         exact = True
     except OutOfBudget:
-        moves, exact = list(proof_line), False
+        # The proof line is still a shortest mate when its length is the proven one
+        # (the defender then resisted as long as possible); only the rules' choices
+        # among equal lines (駒余り, 変同) are left unmade.
+        moves = list(proof_line)
+        exact = length is not None and length == len(proof_line)
         finder.henka, finder.last_move_alternatives = [], []
     answer = Answer(length=len(moves), moves=moves, exact=exact)
     answer.strict_length = len(moves)
