@@ -156,17 +156,14 @@ def test_handshake_lists_id_and_options():
         assert options["MateNodes"].startswith("option name MateNodes type spin default 0 min 0 ")
         assert options["YozumeCheck"] == "option name YozumeCheck type check default false"
         assert options["DefenderHoldsRest"] == "option name DefenderHoldsRest type check default false"
-        start = eng.send("isready")
+        eng.send("isready")
         eng.expect("readyok", READY_TIMEOUT)
-        ready_seconds = time.perf_counter() - start
-        # A second isready is answered at once.
-        start = eng.send("isready")
-        eng.expect("readyok", 5)
-        assert time.perf_counter() - start < 2
+        # A second isready is answered at once (a bounded wait, not a benchmark).
+        eng.send("isready")
+        eng.expect("readyok", 2)
     finally:
         eng.close()
     assert eng.proc.returncode == 0
-    assert ready_seconds < READY_TIMEOUT
 
 
 def test_setoption(engine):
@@ -251,11 +248,10 @@ def test_attacker_in_check(engine):
 
 
 def test_timeout(engine):
-    start = engine.send(f"position sfen {HARD}")
+    engine.send(f"position sfen {HARD}")
     engine.send("go mate 200")
-    lines = engine.expect("checkmate", 5)
+    lines = engine.expect("checkmate", 1.5)     # the GUI's limit is honoured
     assert lines[-1] == "checkmate timeout"
-    assert time.perf_counter() - start < 1.5
 
 
 def test_mate_nodes_limit(engine):
@@ -276,9 +272,8 @@ def test_stop_during_infinite_search(engine):
     lines = engine.expect("readyok", 5)
     assert not [line for line in lines if line.startswith("checkmate")], lines
     assert any("ignored" in line and "search is running" in line for line in lines), lines
-    stop = engine.send("stop")
-    lines = engine.expect("checkmate", 5)
-    assert time.perf_counter() - stop < 1.0
+    engine.send("stop")
+    lines = engine.expect("checkmate", 1.0)     # issue #7: answer within 1 s of stop
     assert lines[-1] == "checkmate timeout"
     # Exactly one answer per `go mate`, and the engine is ready for the next one.
     lines = engine.quiet_until_ready()
@@ -292,9 +287,8 @@ def test_stop_right_after_go(engine):
     engine.send(f"position sfen {HARD}")
     for _ in range(5):
         engine.send("go mate infinite")
-        stop = engine.send("stop")
-        assert engine.expect("checkmate", 5)[-1] == "checkmate timeout"
-        assert time.perf_counter() - stop < 1.0
+        engine.send("stop")
+        assert engine.expect("checkmate", 1.0)[-1] == "checkmate timeout"
 
 
 def test_stop_without_search_is_harmless(engine):
@@ -346,19 +340,17 @@ def test_yozume_check_option(engine):
 # ---------------------------------------------------------------- plain go
 def test_plain_go_mate_found(engine):
     engine.send(f"position sfen {S3}")
-    start = engine.send("go btime 0 wtime 0 byoyomi 1000")
-    lines = engine.expect("bestmove", 5)
+    engine.send("go btime 0 wtime 0 byoyomi 1000")
+    lines = engine.expect("bestmove", 2)
     assert lines[-1] == "bestmove P*1b"
-    assert time.perf_counter() - start < 2
     assert any(line.startswith("info") and "score mate" in line for line in lines), lines
 
 
 def test_plain_go_no_mate_resigns(engine):
     engine.send(f"position sfen {HARD}")
-    start = engine.send("go btime 60000 wtime 60000 byoyomi 0")
-    lines = engine.expect("bestmove", 5)
+    engine.send("go btime 60000 wtime 60000 byoyomi 0")
+    lines = engine.expect("bestmove", 2)
     assert lines[-1] == "bestmove resign"
-    assert time.perf_counter() - start < 2
 
 
 def test_plain_go_infinite_waits_for_stop(engine):
@@ -412,9 +404,8 @@ def test_quit_during_search_exits_promptly():
         eng.send(f"position sfen {HARD}")
         eng.send("go mate infinite")
         time.sleep(0.3)
-        start = eng.send("quit")
-        eng.proc.wait(5)
-        assert time.perf_counter() - start < 3
+        eng.send("quit")
+        eng.proc.wait(3)                         # raises if it does not exit promptly
     finally:
         eng.close()
     assert eng.proc.returncode == 0
