@@ -149,7 +149,7 @@ def test_kif_answer_reads_back_in_python_shogi():
 def test_short_classics_have_their_published_length(pid):
     """将棋図巧 2 and 5 (21 plies each), proven shortest."""
     cols = next(c for c in _rows("zuko.tsv") if c[2] == pid)
-    result = solve(Position.from_sfen(cols[0]), yozume=False, time_limit=30)
+    result = solve(Position.from_sfen(cols[0]), yozume=False)   # node-bounded: deterministic
     assert result.status == "mate" and result.exact
     assert result.length == result.strict_length == int(cols[1]) == 21
     assert_line_mates_under_cshogi(cols[0], result.moves)

@@ -8,6 +8,7 @@ disproofs their depth), apart from the main proof's namespace, which the 余詰 
 uses. A question that runs out of budget makes the answer "not exact" rather than
 wrong: the caller then reports the verified proof line it already has.
 """
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,7 +16,9 @@ import numpy as np
 from . import movegen, notation
 from .tt import NO_LIMIT
 
-_DEPTH_NAMESPACE = np.int64(0x5A5A_1234_0F0F_7777)
+# Mixed into the salt's high bits only: the low bits name the problem's generation in
+# the table (tt.py), which both namespaces share.
+_DEPTH_NAMESPACE = np.int64(0x5A5A_1234) << 32
 
 
 class OutOfBudget(Exception):
@@ -234,7 +237,9 @@ class AnswerFinder:
         for budget in sorted({min(nodes, 2_000), min(nodes, 20_000), nodes}):
             still_open = []
             for child in open_replies:
-                pn, dn, reason, length = self.solver.search(child, budget)
+                if self.deadline is not None and time.perf_counter() >= self.deadline:
+                    return {"kind": "unchecked", "length": None}
+                pn, dn, reason, length = self.solver.search(child, budget, deadline=self.deadline)
                 if dn == 0:
                     return None             # 紛れ: the defender escapes this check
                 if pn != 0:
@@ -287,7 +292,8 @@ def find_answer(solver, root, proof_line, yozume_nodes=100_000, check_yozume=Tru
     answer.strict_length = len(moves)
     answer.mudaai = "not counted" if mudaai else "counted"
     if mudaai and exact:
-        rule = rule_answer(solver, root, len(moves), max_positions=mudaai_positions)
+        rule = rule_answer(solver, root, len(moves), max_positions=mudaai_positions,
+                           deadline=deadline)
         if rule is None:
             answer.mudaai = "not evaluated (budget)"
         elif rule[1] is not None:

@@ -95,6 +95,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_depth, max_no
     remain; a disproof caused by the depth limit is stored with the depth it holds to
     (work_len carries the same for children in the frames)."""
     attacker = state[SIDE]
+    generation = np.int32(salt & 0x3FFFFFFF)   # entries of this problem (see tt.py)
     scratch = np.empty(2 * MAX_MOVES, dtype=np.int32)
     look = np.empty(4, dtype=np.int64)
     nmoves = np.zeros(MAX_PLY, dtype=np.int64)
@@ -175,7 +176,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_depth, max_no
                         work_pn[ply, i] = 0
                         work_dn[ply, i] = INF
                         work_hand[ply, i] = ph
-                        tt_store(keys, thands, vals, ck, ph, 0, INF, 1, 0)
+                        tt_store(keys, thands, vals, generation, ck, ph, 0, INF, 1, 0)
                     else:
                         work_pn[ply, i] = ne
                         work_dn[ply, i] = 1
@@ -271,7 +272,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_depth, max_no
                             if work_len[ply, i] >= NO_LIMIT:
                                 length = NO_LIMIT
             if not rep_dep:
-                tt_store(keys, thands, vals, tkey[ply], proof_hand, pn, dn,
+                tt_store(keys, thands, vals, generation, tkey[ply], proof_hand, pn, dn,
                          nodes - start_nodes[ply] + 1, length)
             if ply == 0:
                 root_pn = pn

@@ -11,6 +11,8 @@ are not defences: a defender whose only replies are futile is mated. It is compu
 by a memoised, bounded search over proven nodes; when the bound is hit, the caller
 keeps the strict answer and says so.
 """
+import time
+
 import numpy as np
 
 from . import movegen, notation
@@ -23,11 +25,12 @@ class RuleBudgetExceeded(Exception):
 
 
 class FutilityRule:
-    def __init__(self, solver, attacker, max_positions=20_000, query_nodes=50_000):
+    def __init__(self, solver, attacker, max_positions=20_000, query_nodes=50_000, deadline=None):
         self.solver = solver
         self.attacker = attacker
         self.max_positions = max_positions
         self.query_nodes = query_nodes
+        self.deadline = deadline
         self.undecided = False      # some question was left open: the length may not be minimal
         self._futile = {}
         self._or = {}
@@ -38,7 +41,9 @@ class FutilityRule:
     def _attacker_mates(self, pos):
         """Attacker to move: True/False for a forced mate (any length), None if the
         budget did not settle it."""
-        pn, dn, _, _ = self.solver.search(pos, self.query_nodes)
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            raise RuleBudgetExceeded
+        pn, dn, _, _ = self.solver.search(pos, self.query_nodes, deadline=self.deadline)
         if pn == 0:
             return True
         if dn == 0:
@@ -185,13 +190,13 @@ def _display_order(move):
     return (usi.rstrip("+"), not usi.endswith("+"))
 
 
-def rule_answer(solver, root, strict_length, max_positions=20_000):
+def rule_answer(solver, root, strict_length, max_positions=20_000, deadline=None):
     """(length, line, settled) of the shortest mate by the 無駄合 rule when it is
     shorter than strict_length; (strict_length, None, settled) when there is none;
     None when the bounded search gave up. Lengths are tried from 1 upwards, so the
     first line found is the shortest; settled is False when a futility question stayed
     open (the interposition then counted as a real defence)."""
-    rule = FutilityRule(solver, root.side_to_move, max_positions=max_positions)
+    rule = FutilityRule(solver, root.side_to_move, max_positions=max_positions, deadline=deadline)
     try:
         for limit in range(1, strict_length - 1, 2):
             found = rule.value_or(root.copy(), limit)

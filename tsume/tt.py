@@ -19,12 +19,14 @@ from numba import njit
 from .pieces import HAND_GUARD
 
 CLUSTER = 8
-ENTRY_BYTES = 32
+ENTRY_BYTES = 36
 INF = np.int64(1 << 30)          # proof/disproof number meaning "proven"/"disproven"
 NO_LIMIT = 1 << 29               # depth bound of a disproof that holds at any depth
-# Per entry: key (int64), attacker hand (int64) and four int32 values: pn, dn, amount
-# (search effort; 0 = free slot) and length: for a proof the mate length in plies, for
-# a disproof the depth up to which there is no mate (NO_LIMIT: none at any depth).
+# Per entry: key (int64), attacker hand (int64) and five int32 values: pn, dn, amount
+# (search effort; 0 = free slot), length (for a proof the mate length in plies, for a
+# disproof the depth up to which there is no mate; NO_LIMIT: none at any depth) and
+# generation (which problem wrote it: a reused table evicts other problems' entries
+# first, so results do not depend on what was solved before).
 
 
 def new_table(hash_mb):
@@ -33,7 +35,7 @@ def new_table(hash_mb):
     clusters = 1 << (clusters.bit_length() - 1)          # a power of two: index by mask
     keys = np.zeros(clusters * CLUSTER, dtype=np.int64)
     hands = np.zeros(clusters * CLUSTER, dtype=np.int64)
-    vals = np.zeros((clusters * CLUSTER, 4), dtype=np.int32)
+    vals = np.zeros((clusters * CLUSTER, 5), dtype=np.int32)
     return keys, hands, vals
 
 
@@ -83,7 +85,7 @@ def tt_lookup(keys, hands, vals, key, hand, remaining, out):
 
 
 @njit(cache=True)
-def tt_store(keys, hands, vals, key, hand, pn, dn, amount, length):
+def tt_store(keys, hands, vals, generation, key, hand, pn, dn, amount, length):
     """Store a result. A proof also clears the same board's entries that it makes
     redundant (hands that hold the proof pieces); a disproof likewise."""
     mask = keys.shape[0] // CLUSTER - 1
@@ -114,7 +116,9 @@ def tt_store(keys, hands, vals, key, hand, pn, dn, amount, length):
         best_score = np.int64(1) << 62
         for i in range(base, base + CLUSTER):
             score = np.int64(vals[i, 2])
-            if vals[i, 0] == 0 or vals[i, 1] == 0:
+            if vals[i, 4] != generation:
+                score = np.int64(-1)          # left over from another problem
+            elif vals[i, 0] == 0 or vals[i, 1] == 0:
                 score += np.int64(1) << 40
             if score < best_score:
                 best_score = score
@@ -126,6 +130,7 @@ def tt_store(keys, hands, vals, key, hand, pn, dn, amount, length):
     vals[slot, 1] = min(dn, INF)
     vals[slot, 2] = max(1, min(amount, 1 << 30))
     vals[slot, 3] = length
+    vals[slot, 4] = generation
 
 
 @njit(cache=True)
