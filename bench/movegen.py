@@ -29,7 +29,7 @@ import cshogi  # noqa: E402
 
 from randpos import random_position  # noqa: E402
 from tsume.movegen import (MAX_MOVES, all_moves, check_moves, do_move, evasions,  # noqa: E402
-                           in_check, undo_move)
+                           undo_move)
 from tsume.position import Position  # noqa: E402
 
 
@@ -128,7 +128,7 @@ def main():
         game = [Position.from_sfen(s) for s in lines[: args.positions]]
     sets = [("tsume attacker", attack), ("tsume defender", defend), ("game positions", game)]
 
-    print(f"{'set':16} {'what':10} {'ours numba':>14} {'ours python':>13} {'cshogi':>13} {"time ours/cshogi":>18}")
+    print(f"{'set':16} {'what':10} {'ours numba':>14} {'ours python':>13} {'cshogi':>13} {'time ours/cshogi':>18}")
     for name, positions in sets:
         if not positions:
             continue
@@ -145,7 +145,9 @@ def main():
             py = _time(lambda: sum(pyfn(p) for p in positions)) if pyfn else float("nan")
             theirs = _time(lambda: cfn(cboards))
             print(f"{name:16} {what:10} {ours:14,.0f} {py:13,.0f} {theirs:13,.0f} {theirs / ours:18.2f}")
-    print("(moves per second; do/undo = pairs per second; time ratio < 1 means ours is faster.\n cshogi "checks" and "do/undo" go through Python push/pop per move, so those rows mostly measure call overhead)")
+    print("(moves per second; do/undo = pairs per second; time ratio < 1 means ours is faster.\n"
+          " cshogi 'checks' and 'do/undo' go through Python push/pop per move, so those rows\n"
+          " mostly measure call overhead)")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ plus get_pv; the tsume answer analysis (answer.py) is not included.
 """
 import argparse
 import statistics
-import sys
 import threading
 import time
 from pathlib import Path
@@ -23,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "problems"
 
 from tsume.position import Position  # noqa: E402
-from tsume.solver import Solver, solve  # noqa: E402
+from tsume.solver import solve  # noqa: E402
 
 
 def load_sets(count, max_length):

@@ -1,5 +1,4 @@
 """The composer's answer: exact length, main line by the tsume rules, 駒余り, 変同, 余詰."""
-from pathlib import Path
 
 import pytest
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import movegen, notation
-from .tt import NO_LIMIT
 
 # Mixed into the salt's high bits only: the low bits name the problem's generation in
 # the table (tt.py), which both namespaces share.

@@ -16,7 +16,8 @@ stored disproof is always path-independent. Proofs never depend on repetitions.
 import numpy as np
 from numba import njit
 
-from .movegen import DROP_BASE, MAX_MOVES, STEP, DIRECTION_TO, check_moves, do_move, evasions, find_attackers, hand_count, undo_move
+from .movegen import (DIRECTION_TO, DROP_BASE, MAX_MOVES, STEP, check_moves, do_move, evasions,
+                      find_attackers, undo_move)
 from .pieces import HAND_MASK, HAND_SHIFT, HAND_MIX
 from .position import KEY, KING_SQ, SIDE
 from .tt import INF, NO_LIMIT, tt_lookup, tt_store

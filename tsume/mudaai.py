@@ -17,7 +17,6 @@ import numpy as np
 
 from . import movegen, notation
 from . import pieces as P
-from .tt import NO_LIMIT
 
 
 class RuleBudgetExceeded(Exception):

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import movegen, notation
 from .dfpn import STOP_DEPTH, MAX_PLY, dfpn_search, extract_line, new_workspace, probe, replays_to_mate
-from .tt import INF, NO_LIMIT, new_table
+from .tt import NO_LIMIT, new_table
 
 DEFAULT_HASH_MB = 256
 SLICE_NODES = 200_000
