@@ -134,3 +134,17 @@ def test_repetition_is_not_stored_as_a_disproof():
             assert pos.key() not in seen
             seen.add(pos.key())
             pos.push_usi(usi)
+
+
+def test_line_is_rebuilt_when_the_table_lost_the_proof():
+    """The Python fallback of line extraction re-proves nodes the table no longer
+    holds (here: all of them, after a fresh generation), and the line still mates."""
+    sfen = "9/9/3B3G1/6+p1n/7+p1/7k1/5BL1p/7G1/7+R+r b N2P2g4s2n3l13p 1"
+    solver = Solver(hash_mb=16)
+    solver.new_problem()
+    pos = Position.from_sfen(sfen)
+    assert solver.search(pos, 1_000_000)[0] == 0
+    solver.new_problem()
+    line = solver._mating_line_slow(pos, 200)
+    assert line is not None
+    assert_line_mates_under_cshogi(sfen, line)

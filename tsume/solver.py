@@ -129,7 +129,6 @@ class Solver:
         while len(line) < max_plies:
             if cur.key() in seen:
                 return None
-            seen.add(cur.key())
             attacking = cur.side_to_move == attacker
             moves = movegen.check_moves_of(cur) if attacking else movegen.legal_moves_of(cur)
             if not moves:
@@ -154,6 +153,7 @@ class Solver:
                 if pn != 0:
                     return None
                 continue
+            seen.add(cur.key())
             scored.sort()
             usi = scored[0][1]
             line.append(usi)
