@@ -203,13 +203,9 @@ def piece_attacks_from(board, piece, frm, target, vacated):
 
 # ---------------------------------------------------------------- pawn-drop mate
 @njit(cache=True)
-def _pawn_check_escapes(board, state, pawn_sq):
-    """The side to move is in check from a pawn just dropped on pawn_sq. Can it get out?
-    A pawn's check is a contact check: only a king move or a capture of the pawn helps,
-    so no drop (and no recursion into drops) is involved."""
-    side = state[SIDE]
-    enemy = 1 - side
-    ksq = state[KING_SQ + side]
+def _king_steps(board, ksq, colour, out, n, first_only):
+    """Append the king's safe steps to out; returns the new count. The king is lifted
+    while testing, so a square behind it on a checking slider's line counts as attacked."""
     king = board[ksq]
     board[ksq] = 0
     for d in range(8):
@@ -217,15 +213,27 @@ def _pawn_check_escapes(board, state, pawn_sq):
         if t < 0:
             continue
         q = board[t]
-        if q != 0 and (q >> 4) == side:
+        if q != 0 and (q >> 4) == colour:
             continue
-        board[t] = king
-        ok = not attacked(board, t, enemy)
-        board[t] = q
-        if ok:
-            board[ksq] = king
-            return True
+        if not attacked(board, t, 1 - colour):
+            out[n] = t | (ksq << 7)
+            n += 1
+            if first_only:
+                break
     board[ksq] = king
+    return n
+
+
+@njit(cache=True)
+def _pawn_check_escapes(board, state, pawn_sq):
+    """The side to move is in check from a pawn just dropped on pawn_sq. Can it get out?
+    A pawn's check is a contact check: only a king move or a capture of the pawn helps,
+    so no drop (and no recursion into drops) is involved."""
+    side = state[SIDE]
+    enemy = 1 - side
+    ksq = state[KING_SQ + side]
+    if _king_steps(board, ksq, side, np.empty(8, dtype=np.int32), 0, True):
+        return True
     # Captures of the pawn by other pieces, unless pinned against the king.
     sqs = np.empty(16, dtype=np.int64)
     na = find_attackers(board, pawn_sq, side, sqs)
@@ -498,24 +506,9 @@ def evasions(board, hands, state, out, first_only):
     c = state[SIDE]
     e = 1 - c
     ksq = state[KING_SQ + c]
-    n = 0
-    king = board[ksq]
-    # King moves (the king is lifted so squares behind it on a slider's line count as attacked).
-    board[ksq] = 0
-    for d in range(8):
-        t = STEP[ksq, d]
-        if t < 0:
-            continue
-        q = board[t]
-        if q != 0 and (q >> 4) == c:
-            continue
-        if not attacked(board, t, e):
-            out[n] = t | (ksq << 7)
-            n += 1
-            if first_only:
-                board[ksq] = king
-                return n
-    board[ksq] = king
+    n = _king_steps(board, ksq, c, out, 0, first_only)
+    if first_only and n:
+        return n
     checkers = np.empty(16, dtype=np.int64)
     nchk = find_attackers(board, ksq, e, checkers)
     if nchk != 1:
