@@ -37,7 +37,7 @@ class Answer:
     mudaai: str = "not counted"     # how futile interpositions were treated
 
 
-def _display_order(move):
+def display_order(move):
     """Order in which equal attacker choices are tried: USI order, a promotion before
     the same move unpromoted (the usual way to show a move that mates either way)."""
     usi = notation.move_to_usi(move)
@@ -117,7 +117,7 @@ class AnswerFinder:
         n = value
         while n > 0:
             ply = start_ply + len(moves)
-            checks = sorted(movegen.check_moves_of(cur), key=_display_order)
+            checks = sorted(movegen.check_moves_of(cur), key=display_order)
             chosen = None
             if n == 1:
                 mates = []

@@ -218,8 +218,6 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_depth, max_no
                     b = i
                 elif cd < second:
                     second = cd
-        if n == 0:
-            b = -1
         if pn > 0 and pn < INF and dn >= INF:
             dn = INF - 1
         if dn > 0 and dn < INF and pn >= INF:

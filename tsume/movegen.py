@@ -560,13 +560,6 @@ def evasions(board, hands, state, out, first_only):
 
 
 @njit(cache=True)
-def any_legal_move(board, hands, state, out):
-    if in_check(board, state, state[SIDE]):
-        return evasions(board, hands, state, out, True) > 0
-    return legal_moves(board, hands, state, out) > 0
-
-
-@njit(cache=True)
 def mate_in_one(board, hands, state, out):
     """A checking move after which the enemy has no legal reply, or -1.
     out needs 2 * MAX_MOVES room (the second half holds the replies)."""

@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 from . import movegen, notation
+from .answer import display_order
 from . import pieces as P
 
 
@@ -116,7 +117,7 @@ class FutilityRule:
             return None if cached[0] is None else (cached[0], cached[1])
         self._count()
         best = None
-        for move in sorted(movegen.check_moves_of(pos), key=_display_order):
+        for move in sorted(movegen.check_moves_of(pos), key=display_order):
             if best is not None and best[0] == 1:
                 break
             child = pos.copy()
@@ -182,11 +183,6 @@ def only_interpositions_left(pos):
     line that ends by the 無駄合 rule)."""
     replies = movegen.legal_moves_of(pos)
     return pos.is_check() and bool(replies) and all(interposes(pos, m) for m in replies)
-
-
-def _display_order(move):
-    usi = notation.move_to_usi(move)
-    return (usi.rstrip("+"), not usi.endswith("+"))
 
 
 def rule_answer(solver, root, strict_length, max_positions=20_000, deadline=None):

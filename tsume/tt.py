@@ -133,12 +133,7 @@ def tt_store(keys, hands, vals, generation, key, hand, pn, dn, amount, length):
     vals[slot, 4] = generation
 
 
-@njit(cache=True)
-def tt_usage(vals, sample):
-    """Fraction (per mille) of the first `sample` slots in use, like USI hashfull."""
-    n = min(sample, vals.shape[0])
-    used = 0
-    for i in range(n):
-        if vals[i, 2] != 0:
-            used += 1
-    return used * 1000 // max(1, n)
+def usage_permille(vals, sample=1000):
+    """Share of the first `sample` slots in use, per mille (USI `hashfull`)."""
+    used = vals[:sample, 2] != 0
+    return int(round(1000 * int(used.sum()) / max(1, len(used))))

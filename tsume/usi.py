@@ -202,9 +202,8 @@ class _Search:
 
     def _hashfull(self):
         try:
-            vals = self.solver.table[2]
-            sample = vals[:HASHFULL_SAMPLE, 2]
-            return int(round(1000 * int((sample != 0).sum()) / max(1, len(sample))))
+            from .tt import usage_permille
+            return usage_permille(self.solver.table[2], HASHFULL_SAMPLE)
         except Exception:   # noqa: BLE001 - optional
             return None
 
