@@ -84,8 +84,113 @@ def _proof_hand_before(move, child_proof, captured):
 
 
 @njit(cache=True)
+def _chain_drops(moves, n, nxt, wait):
+    """Delayed expansion of interposing drops (AND nodes): the drops on one square form
+    a chain in which only the first is searched; the next one waits until the one
+    before it is proven, so a king with many pieces to interpose does not spread the
+    search over all of them at once. Usually the first proof carries over to the rest
+    through the table (the interposed piece is captured and the proof pieces do not
+    need it)."""
+    last = np.full(81, -1, dtype=np.int64)
+    for i in range(n):
+        nxt[i] = -1
+        wait[i] = False
+        m = moves[i]
+        if (m >> 7) & 127 > DROP_BASE:
+            to = m & 127
+            if last[to] >= 0:
+                nxt[last[to]] = i
+                wait[i] = True
+            last[to] = i
+
+
+@njit(cache=True)
+def _first_guess(replies, n):
+    """pn of a new defender node: its number of replies, the drops on one square
+    counted once (they are searched one after another, see _chain_drops)."""
+    seen = np.int64(0)
+    seen_hi = np.int64(0)
+    count = 0
+    for i in range(n):
+        m = replies[i]
+        if (m >> 7) & 127 > DROP_BASE:
+            to = m & 127
+            if to < 64:
+                bit = np.int64(1) << to
+                if seen & bit:
+                    continue
+                seen |= bit
+            else:
+                bit = np.int64(1) << (to - 64)
+                if seen_hi & bit:
+                    continue
+                seen_hi |= bit
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, attacker,
+                    or_node, child_remaining, path, ply, i, m, scratch, look,
+                    work_pn, work_dn, work_hand, work_len, work_rep):
+    """First values of child i (move m) of the node at `ply`: a repetition of the path,
+    the table's entry, a depth cut, or a first guess (defender: its number of
+    replies, attacker: 1/1). Leaves the position as it was."""
+    cap = do_move(board, hands, state, m)
+    ck = table_key(state, hands, salt)
+    ah = hands[attacker]
+    full = ck ^ (ah * HAND_MIX[1])
+    rep = False
+    j = ply - 1
+    while j >= 0:
+        if path[j] == full:
+            rep = True
+            break
+        j -= 2
+    work_rep[ply, i] = rep
+    work_hand[ply, i] = ah
+    work_len[ply, i] = 0
+    if rep:
+        work_pn[ply, i] = INF
+        work_dn[ply, i] = 0
+        work_len[ply, i] = NO_LIMIT
+    elif not or_node and child_remaining < 1:
+        # The attacker would have no ply left: no mate within the limit.
+        work_pn[ply, i] = INF
+        work_dn[ply, i] = 0
+        work_len[ply, i] = child_remaining
+    elif tt_lookup(keys, thands, vals, ck, ah, child_remaining, look):
+        work_pn[ply, i] = look[0]
+        work_dn[ply, i] = look[1]
+        work_len[ply, i] = look[2]
+        if look[0] == 0 or look[1] == 0:
+            work_hand[ply, i] = look[3]
+    elif or_node:
+        # Child is a defender node: its number of replies is the first guess.
+        ne = evasions(board, hands, state, scratch, False)
+        if ne > 0 and child_remaining < 2:
+            # Not mate now, and no ply left to mate later.
+            work_pn[ply, i] = INF
+            work_dn[ply, i] = 0
+            work_len[ply, i] = child_remaining
+        elif ne == 0:
+            ph = interposition_guard(board, hands, state, attacker)
+            work_pn[ply, i] = 0
+            work_dn[ply, i] = INF
+            work_hand[ply, i] = ph
+            tt_store(keys, thands, vals, generation, ck, ph, 0, INF, 1, 0)
+        else:
+            work_pn[ply, i] = _first_guess(scratch, ne)
+            work_dn[ply, i] = 1
+    else:
+        work_pn[ply, i] = 1
+        work_dn[ply, i] = 1
+    undo_move(board, hands, state, m, cap)
+
+
+@njit(cache=True)
 def dfpn_search(board, hands, state, keys, thands, vals, salt, max_depth, max_nodes, control,
-                work_moves, work_pn, work_dn, work_hand, work_len, work_rep):
+                work_moves, work_pn, work_dn, work_hand, work_len, work_rep, work_next, work_wait):
     """Search from the position (attacker to move) for a mate within max_depth plies
     (NO_LIMIT: any length). Returns (root pn, root dn, nodes, stop reason, length):
     length is the proof's mate length, or for a disproof the depth it holds to.
@@ -132,59 +237,19 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_depth, max_no
                 n = evasions(board, hands, state, moves, False)
             nmoves[ply] = n
             child_remaining = max_depth - ply - 1
+            if not or_node:
+                _chain_drops(moves, n, work_next[ply], work_wait[ply])
             for i in range(n):
-                m = moves[i]
-                cap = do_move(board, hands, state, m)
-                nodes += 1
-                ck = table_key(state, hands, salt)
-                ah = hands[attacker]
-                full = ck ^ (ah * HAND_MIX[1])
-                rep = False
-                j = ply - 1
-                while j >= 0:
-                    if path[j] == full:
-                        rep = True
-                        break
-                    j -= 2
-                work_rep[ply, i] = rep
-                work_hand[ply, i] = ah
-                work_len[ply, i] = 0
-                if rep:
-                    work_pn[ply, i] = INF
-                    work_dn[ply, i] = 0
-                    work_len[ply, i] = NO_LIMIT
-                elif not or_node and child_remaining < 1:
-                    # The attacker would have no ply left: no mate within the limit.
-                    work_pn[ply, i] = INF
-                    work_dn[ply, i] = 0
-                    work_len[ply, i] = child_remaining
-                elif tt_lookup(keys, thands, vals, ck, ah, child_remaining, look):
-                    work_pn[ply, i] = look[0]
-                    work_dn[ply, i] = look[1]
-                    work_len[ply, i] = look[2]
-                    if look[0] == 0 or look[1] == 0:
-                        work_hand[ply, i] = look[3]
-                elif or_node:
-                    # Child is a defender node: its number of replies is the first guess.
-                    ne = evasions(board, hands, state, scratch, False)
-                    if ne > 0 and child_remaining < 2:
-                        # Not mate now, and no ply left to mate later.
-                        work_pn[ply, i] = INF
-                        work_dn[ply, i] = 0
-                        work_len[ply, i] = child_remaining
-                    elif ne == 0:
-                        ph = interposition_guard(board, hands, state, attacker)
-                        work_pn[ply, i] = 0
-                        work_dn[ply, i] = INF
-                        work_hand[ply, i] = ph
-                        tt_store(keys, thands, vals, generation, ck, ph, 0, INF, 1, 0)
-                    else:
-                        work_pn[ply, i] = ne
-                        work_dn[ply, i] = 1
-                else:
-                    work_pn[ply, i] = 1
+                if not or_node and work_wait[ply, i]:
+                    work_pn[ply, i] = 1           # placeholders until it joins
                     work_dn[ply, i] = 1
-                undo_move(board, hands, state, m, cap)
+                    work_len[ply, i] = 0
+                    work_rep[ply, i] = False
+                    continue
+                _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, attacker,
+                                or_node, child_remaining, path, ply, i, moves[i], scratch, look,
+                                work_pn, work_dn, work_hand, work_len, work_rep)
+                nodes += 1
                 # A child that already settles this node ends the expansion: a mate in
                 # one at an OR node (no shorter proof exists), a disproven reply at an
                 # AND node. The siblings are never looked at.
@@ -200,6 +265,19 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_depth, max_no
         b = -1
         second = np.int64(INF)
         for i in range(n):
+            if not or_node:
+                if work_wait[ply, i]:
+                    continue          # a delayed drop, not searched yet
+                j = work_next[ply, i]
+                if j >= 0 and work_pn[ply, i] == 0:
+                    # Its chain predecessor is proven: the next drop on that square joins.
+                    work_next[ply, i] = -1
+                    work_wait[ply, j] = False
+                    _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
+                                    attacker, False, max_depth - ply - 1, path, ply, j,
+                                    work_moves[ply, j], scratch, look,
+                                    work_pn, work_dn, work_hand, work_len, work_rep)
+                    nodes += 1
             cp = work_pn[ply, i]
             cd = work_dn[ply, i]
             if or_node:
@@ -325,6 +403,8 @@ def new_workspace():
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
+            np.empty((MAX_PLY, MAX_MOVES), dtype=np.bool_),
+            np.empty((MAX_PLY, MAX_MOVES), dtype=np.int32),
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.bool_))
 
 
