@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from .movegen import (DIRECTION_TO, DROP_BASE, MAX_MOVES, STEP, check_moves, do_move, evasions,
-                      find_attackers, undo_move)
+                      sole_checker, undo_move)
 from .pieces import HAND_MASK, HAND_SHIFT, HAND_MIX
 from .position import KEY, KING_SQ, SIDE
 from .tt import INF, NO_LIMIT, tt_lookup, tt_store
@@ -53,11 +53,11 @@ def interposition_guard(board, hands, state, attacker):
     one and could drop it)."""
     defender = 1 - attacker
     ksq = state[KING_SQ + defender]
-    tmp = np.empty(16, dtype=np.int64)
-    if find_attackers(board, ksq, attacker, tmp) != 1:
-        return np.int64(0)
-    d = DIRECTION_TO[ksq, tmp[0]]
-    if d >= 8 or STEP[ksq, d] == tmp[0]:
+    csq = sole_checker(board, ksq, attacker)
+    if csq < 0:
+        return np.int64(0)        # double check: no interposition
+    d = DIRECTION_TO[ksq, csq]
+    if d >= 8 or STEP[ksq, d] == csq:
         return np.int64(0)        # contact or knight check: nothing can be dropped between
     out = np.int64(0)
     dh = hands[defender]
@@ -84,14 +84,14 @@ def _proof_hand_before(move, child_proof, captured):
 
 
 @njit(cache=True)
-def _chain_drops(moves, n, nxt, wait):
+def _chain_drops(moves, n, nxt, wait, last):
     """Delayed expansion of interposing drops (AND nodes): the drops on one square form
     a chain in which only the first is searched; the next one waits until the one
     before it is proven, so a king with many pieces to interpose does not spread the
     search over all of them at once. Usually the first proof carries over to the rest
     through the table (the interposed piece is captured and the proof pieces do not
     need it)."""
-    last = np.full(81, -1, dtype=np.int64)
+    last[:] = -1
     for i in range(n):
         nxt[i] = -1
         wait[i] = False
@@ -204,6 +204,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_depth, max_no
     generation = np.int32(salt & 0x3FFFFFFF)   # entries of this problem (see tt.py)
     scratch = np.empty(2 * MAX_MOVES, dtype=np.int32)
     look = np.empty(4, dtype=np.int64)
+    last_drop = np.empty(81, dtype=np.int64)
     nmoves = np.zeros(MAX_PLY, dtype=np.int64)
     thpn = np.zeros(MAX_PLY, dtype=np.int64)
     thdn = np.zeros(MAX_PLY, dtype=np.int64)
@@ -238,7 +239,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_depth, max_no
             nmoves[ply] = n
             child_remaining = max_depth - ply - 1
             if not or_node:
-                _chain_drops(moves, n, work_next[ply], work_wait[ply])
+                _chain_drops(moves, n, work_next[ply], work_wait[ply], last_drop)
             for i in range(n):
                 if not or_node and work_wait[ply, i]:
                     work_pn[ply, i] = 1           # placeholders until it joins

@@ -398,8 +398,9 @@ def check_moves(board, hands, state, out):
     careful = own_king >= 0       # moves must also keep our own king safe
     n = 0
     # Our pieces that stand between the enemy king and one of our sliders: moving them
-    # off that ray discovers a check. disc[sq] = ray direction from the king, or -1.
-    disc = np.full(81, -1, dtype=np.int64)
+    # off that ray discovers a check. A bit per square (two words: 81 squares).
+    disc_lo = np.int64(0)
+    disc_hi = np.int64(0)
     for d in range(8):
         t = STEP[ksq, d]
         while t >= 0 and board[t] == 0:
@@ -412,7 +413,10 @@ def check_moves(board, hands, state, out):
         if t2 >= 0:
             q = board[t2]
             if (q >> 4) == c and (SLIDE_MASK[q] >> OPPOSITE[d]) & 1:
-                disc[t] = d
+                if t < 64:
+                    disc_lo |= np.int64(1) << t
+                else:
+                    disc_hi |= np.int64(1) << (t - 64)
     # Board moves.
     for frm in range(81):
         p = board[frm]
@@ -421,7 +425,9 @@ def check_moves(board, hands, state, out):
         start = n
         n = _piece_moves(board, c, frm, p, out, n)
         # Keep only the candidates that check (and are legal).
-        dd = disc[frm]
+        dd = -1
+        if (disc_lo >> frm) & 1 if frm < 64 else (disc_hi >> (frm - 64)) & 1:
+            dd = DIRECTION_TO[ksq, frm]
         k = start
         for i in range(start, n):
             m = out[i]
@@ -500,62 +506,102 @@ def _moves_to(board, colour, target, out, n):
 
 
 @njit(cache=True)
+def sole_checker(board, ksq, colour):
+    """Square of the one piece of `colour` that attacks ksq; -1 if none or several."""
+    found = -1
+    for d in range(8):
+        od = OPPOSITE[d]
+        t = STEP[ksq, d]
+        if t < 0:
+            continue
+        p = board[t]
+        if p == 0:
+            t = STEP[t, d]
+            while t >= 0 and board[t] == 0:
+                t = STEP[t, d]
+            if t < 0:
+                continue
+            p = board[t]
+            hit = (p >> 4) == colour and (SLIDE_MASK[p] >> od) & 1
+        else:
+            hit = (p >> 4) == colour and ((STEP_MASK[p] | SLIDE_MASK[p]) >> od) & 1
+        if hit:
+            if found >= 0:
+                return -1
+            found = t
+    for d in range(8, 12):
+        t = STEP[ksq, d]
+        if t >= 0:
+            p = board[t]
+            if p != 0 and (p >> 4) == colour and (STEP_MASK[p] >> OPPOSITE[d]) & 1:
+                if found >= 0:
+                    return -1
+                found = t
+    return found
+
+
+@njit(cache=True)
+def _safe_moves_to(board, hands, state, target, ksq, out, n, first_only):
+    """Append the board moves (not king) of the side to move onto target that leave its
+    king at ksq safe; returns the new count."""
+    c = state[SIDE]
+    start = n
+    n = _moves_to(board, c, target, out, n)
+    k = start
+    for j in range(start, n):
+        m = out[j]
+        cap = do_move(board, hands, state, m)
+        ok = not attacked(board, ksq, 1 - c)
+        undo_move(board, hands, state, m, cap)
+        if ok:
+            out[k] = m
+            k += 1
+            if first_only:
+                break
+    return k
+
+
+@njit(cache=True)
 def evasions(board, hands, state, out, first_only):
     """Legal replies of the side to move, which is in check; returns the count.
     With first_only, stops at the first legal reply (a fast "is it mate?")."""
     c = state[SIDE]
-    e = 1 - c
     ksq = state[KING_SQ + c]
     n = _king_steps(board, ksq, c, out, 0, first_only)
     if first_only and n:
         return n
-    checkers = np.empty(16, dtype=np.int64)
-    nchk = find_attackers(board, ksq, e, checkers)
-    if nchk != 1:
+    csq = sole_checker(board, ksq, 1 - c)
+    if csq < 0:
         return n                      # double check: only the king can move
-    csq = checkers[0]
     # Capture the checker, or interpose on the squares between it and the king.
-    targets = np.empty(8, dtype=np.int64)
-    targets[0] = csq
-    nt = 1
+    n = _safe_moves_to(board, hands, state, csq, ksq, out, n, first_only)
+    if first_only and n:
+        return n
     d = DIRECTION_TO[ksq, csq]
-    if d < 8:
-        t = STEP[ksq, d]
-        while t != csq:
-            targets[nt] = t
-            nt += 1
-            t = STEP[t, d]
-    for i in range(nt):
-        start = n
-        n = _moves_to(board, c, targets[i], out, n)
-        k = start
-        for j in range(start, n):
-            m = out[j]
-            cap = do_move(board, hands, state, m)
-            ok = not attacked(board, ksq, e)
-            undo_move(board, hands, state, m, cap)
-            if ok:
-                out[k] = m
-                k += 1
-                if first_only:
-                    return k
-        n = k
+    if d >= 8 or STEP[ksq, d] == csq:
+        return n                      # knight or contact check: nothing goes between
+    t = STEP[ksq, d]
+    while t != csq:
+        n = _safe_moves_to(board, hands, state, t, ksq, out, n, first_only)
+        if first_only and n:
+            return n
+        t = STEP[t, d]
     # Drop interpositions (pieces of every kind the defender holds).
     hand = hands[c]
-    if nt > 1 and hand != 0:
+    if hand != 0:
         pf = _pawn_files(board, c)
         for kind in range(1, 8):
             if hand_count(hand, kind) == 0:
                 continue
-            for i in range(1, nt):
-                t = targets[i]
+            t = STEP[ksq, d]
+            while t != csq:
                 if _drop_allowed(board, kind, c, t, pf):
-                    if kind == _PAWN and _pawn_drop_mates(board, hands, state, t):
-                        continue
-                    out[n] = t | ((DROP_BASE + kind) << 7)
-                    n += 1
-                    if first_only:
-                        return n
+                    if not (kind == _PAWN and _pawn_drop_mates(board, hands, state, t)):
+                        out[n] = t | ((DROP_BASE + kind) << 7)
+                        n += 1
+                        if first_only:
+                            return n
+                t = STEP[t, d]
     return n
 
 
