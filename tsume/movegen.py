@@ -401,6 +401,8 @@ def check_moves(board, hands, state, out):
     # off that ray discovers a check. A bit per square (two words: 81 squares).
     disc_lo = np.int64(0)
     disc_hi = np.int64(0)
+    kfile = ksq // 9
+    krank = ksq % 9
     for d in range(8):
         t = STEP[ksq, d]
         while t >= 0 and board[t] == 0:
@@ -422,12 +424,14 @@ def check_moves(board, hands, state, out):
         p = board[frm]
         if p == 0 or (p >> 4) != c:
             continue
-        start = n
-        n = _piece_moves(board, c, frm, p, out, n)
-        # Keep only the candidates that check (and are legal).
         dd = -1
         if (disc_lo >> frm) & 1 if frm < 64 else (disc_hi >> (frm - 64)) & 1:
             dd = DIRECTION_TO[ksq, frm]
+        elif SLIDE_MASK[p] == 0 and (abs(frm // 9 - kfile) > 2 or abs(frm % 9 - krank) > 4):
+            continue    # a stepping piece this far away cannot check with one move
+        start = n
+        n = _piece_moves(board, c, frm, p, out, n)
+        # Keep only the candidates that check (and are legal).
         k = start
         for i in range(start, n):
             m = out[i]
