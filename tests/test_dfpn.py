@@ -148,3 +148,62 @@ def test_line_is_rebuilt_when_the_table_lost_the_proof():
     line = solver._mating_line_slow(pos, 200)
     assert line is not None
     assert_line_mates_under_cshogi(sfen, line)
+
+
+def _stored_disproofs(solver, root, max_positions=400, max_plies=4):
+    """Positions (attacker to move) within max_plies of root, reached without repeating a
+    position, that the solver's table holds as disproven at any depth."""
+    from tsume import movegen
+    from tsume.tt import NO_LIMIT
+    attacker = root.side_to_move
+    found, frontier, seen = [], [(root, frozenset())], 0
+    for ply in range(max_plies + 1):
+        nxt = []
+        for pos, path in frontier:
+            seen += 1
+            if seen > max_positions:
+                return found
+            if ply % 2 == 0 and ply > 0:
+                ok, out = solver.probe(pos, attacker)
+                if ok and out[1] == 0 and out[2] >= NO_LIMIT:
+                    found.append(pos)
+            moves = movegen.check_moves_of(pos) if ply % 2 == 0 else movegen.legal_moves_of(pos)
+            for move in moves:
+                child = pos.copy()
+                child.push(move)
+                if child.key() not in path:
+                    nxt.append((child, path | {pos.key()}))
+        frontier = nxt
+    return found
+
+
+@pytest.mark.parametrize("tsv,pid", [("edge_cases.tsv", "cshogi-issue54-case1"),
+                                     ("musou.tsv", "musou-088"),
+                                     ("edge_cases.tsv", "yaneuraou-issue116-umanoko")])
+def test_every_stored_disproof_holds_from_that_position_alone(tsv, pid):
+    """GHI check: a disproof that the table keeps must not rest on the path it was found
+    on (a repetition there). Each one the table holds near the root is searched again as
+    a root of its own, with a fresh table: that search must never find a mate. (Two
+    no-mate problems whose defences cycle, and a long mate full of cycles.)"""
+    rows = {c[2]: c for c in _rows(tsv)}
+    root = Position.from_sfen(rows[pid][0])
+    solver = Solver(hash_mb=64)
+    solver.new_problem()
+    solver.search(root, 3_000_000)
+    disproofs = _stored_disproofs(solver, root, max_positions=2000)
+    assert disproofs, pid                  # otherwise this test would check nothing
+    fresh = Solver(hash_mb=16)
+    for pos in disproofs[:25]:
+        fresh.new_problem()
+        pn, _, _, _ = fresh.search(pos, 300_000)
+        assert pn != 0, (pid, pos.sfen())
+
+
+def test_ghi_a_cycle_on_one_path_does_not_disprove_a_real_mate():
+    """yaneuraou-issue116-umanoko is a 353-ply mate whose tree is full of cycles: an
+    engine that stores disproofs resting on a repetition (the GHI problem) reports it
+    as 不詰 within a million nodes. Ours may run out of nodes, but never says nomate."""
+    rows = {c[2]: c for c in _rows("edge_cases.tsv")}
+    result = solve(Position.from_sfen(rows["yaneuraou-issue116-umanoko"][0]), nodes=1_000_000,
+                   hash_mb=64, answer=False)
+    assert result.status in ("mate", "unknown")

@@ -1,6 +1,7 @@
 """Move text: USI strings <-> integer moves, Japanese (KI2-style, SPEC §4.1) and KIF (SPEC §4.3)
 move text. The Japanese/KIF part is output code: plain Python, not numba."""
 import unicodedata as _ud
+from functools import lru_cache
 
 from . import pieces as P
 
@@ -46,6 +47,7 @@ def usi_to_square(text):
     return P.square(int(text[0]), "abcdefghi".index(text[1]) + 1)
 
 
+@lru_cache(maxsize=None)      # a few thousand distinct moves, converted very often
 def move_to_usi(move):
     to = square_to_usi(move_to(move))
     if is_drop(move):
@@ -53,6 +55,7 @@ def move_to_usi(move):
     return square_to_usi(move_from(move)) + to + ("+" if is_promotion(move) else "")
 
 
+@lru_cache(maxsize=None)
 def usi_to_move(text):
     """Integer move from USI text (syntax only; legality is the caller's business)."""
     if len(text) == 4 and text[1] == "*":

@@ -4,6 +4,7 @@ Runs the df-pn search (dfpn.py) in slices of nodes, so that time limits and Ctrl
 honoured between slices, then reads a mating line out of the transposition table and
 replays it before reporting ``mate``. Limits give ``unknown``, never ``nomate``.
 """
+import random
 import threading
 import time
 from dataclasses import dataclass, field
@@ -48,12 +49,12 @@ class Solver:
         self.control = np.zeros(1, dtype=np.int64)
         self.nodes = 0
         self.salt = np.int64(0)
-        self._rng = np.random.default_rng()
+        self._rng = random.Random()
 
     def new_problem(self):
         """Forget the previous problem without clearing memory: a fresh salt makes every
         old entry a stranger to the new keys, and replacement recycles their slots."""
-        self.salt = np.int64(self._rng.integers(1, 2 ** 62))
+        self.salt = np.int64(self._rng.getrandbits(62) | 1)
         self.nodes = 0
         self.control[0] = 0
 
