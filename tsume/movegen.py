@@ -110,9 +110,35 @@ def undo_move(board, hands, state, move, captured):
 
 
 # ---------------------------------------------------------------- attacks
+@njit(cache=True, inline="always")
+def _attacker_from(board, sq, d, colour):
+    """Square of the piece of `colour` that attacks sq from direction d (0-7: the ray,
+    nearest piece only; 8-11: a knight's jump), or -1."""
+    t = STEP[sq, d]
+    if t < 0:
+        return -1
+    od = OPPOSITE[d]
+    p = board[t]
+    if d >= 8:
+        if p != 0 and (p >> 4) == colour and (STEP_MASK[p] >> od) & 1:
+            return t
+        return -1
+    if p != 0:
+        if (p >> 4) == colour and ((STEP_MASK[p] | SLIDE_MASK[p]) >> od) & 1:
+            return t
+        return -1
+    t = STEP[t, d]
+    while t >= 0 and board[t] == 0:
+        t = STEP[t, d]
+    if t >= 0 and (board[t] >> 4) == colour and (SLIDE_MASK[board[t]] >> od) & 1:
+        return t
+    return -1
+
+
 @njit(cache=True)
 def attacked(board, sq, colour):
-    """Is square sq attacked by a piece of `colour`?"""
+    """Is square sq attacked by a piece of `colour`? (The hottest test of the search,
+    written out: going through _attacker_from made evasions 45% slower.)"""
     for d in range(8):
         od = OPPOSITE[d]
         t = STEP[sq, d]
@@ -144,34 +170,25 @@ def attacked(board, sq, colour):
 def find_attackers(board, sq, colour, out):
     """Squares of `colour`'s pieces that attack sq, written to out; returns the count."""
     n = 0
-    for d in range(8):
-        od = OPPOSITE[d]
-        t = STEP[sq, d]
-        if t < 0:
-            continue
-        p = board[t]
-        if p != 0:
-            if (p >> 4) == colour and ((STEP_MASK[p] | SLIDE_MASK[p]) >> od) & 1:
-                out[n] = t
-                n += 1
-            continue
-        t = STEP[t, d]
-        while t >= 0:
-            p = board[t]
-            if p != 0:
-                if (p >> 4) == colour and (SLIDE_MASK[p] >> od) & 1:
-                    out[n] = t
-                    n += 1
-                break
-            t = STEP[t, d]
-    for d in range(8, 12):
-        t = STEP[sq, d]
+    for d in range(12):
+        t = _attacker_from(board, sq, d, colour)
         if t >= 0:
-            p = board[t]
-            if p != 0 and (p >> 4) == colour and (STEP_MASK[p] >> OPPOSITE[d]) & 1:
-                out[n] = t
-                n += 1
+            out[n] = t
+            n += 1
     return n
+
+
+@njit(cache=True)
+def sole_checker(board, ksq, colour):
+    """Square of the one piece of `colour` that attacks ksq; -1 if none or several."""
+    found = -1
+    for d in range(12):
+        t = _attacker_from(board, ksq, d, colour)
+        if t >= 0:
+            if found >= 0:
+                return -1
+            found = t
+    return found
 
 
 @njit(cache=True)
@@ -507,41 +524,6 @@ def _moves_to(board, colour, target, out, n):
             if p != 0 and (p >> 4) == colour and (STEP_MASK[p] >> OPPOSITE[d]) & 1:
                 n = _emit(out, n, t, target, p, colour)
     return n
-
-
-@njit(cache=True)
-def sole_checker(board, ksq, colour):
-    """Square of the one piece of `colour` that attacks ksq; -1 if none or several."""
-    found = -1
-    for d in range(8):
-        od = OPPOSITE[d]
-        t = STEP[ksq, d]
-        if t < 0:
-            continue
-        p = board[t]
-        if p == 0:
-            t = STEP[t, d]
-            while t >= 0 and board[t] == 0:
-                t = STEP[t, d]
-            if t < 0:
-                continue
-            p = board[t]
-            hit = (p >> 4) == colour and (SLIDE_MASK[p] >> od) & 1
-        else:
-            hit = (p >> 4) == colour and ((STEP_MASK[p] | SLIDE_MASK[p]) >> od) & 1
-        if hit:
-            if found >= 0:
-                return -1
-            found = t
-    for d in range(8, 12):
-        t = STEP[ksq, d]
-        if t >= 0:
-            p = board[t]
-            if p != 0 and (p >> 4) == colour and (STEP_MASK[p] >> OPPOSITE[d]) & 1:
-                if found >= 0:
-                    return -1
-                found = t
-    return found
 
 
 @njit(cache=True)
