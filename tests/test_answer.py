@@ -152,3 +152,36 @@ def test_short_classics_have_their_published_length(pid):
     assert result.status == "mate" and result.exact
     assert result.length == result.strict_length == int(cols[1]) == 21
     assert_line_mates_under_cshogi(cols[0], result.moves)
+
+
+def test_exact_length_starts_from_the_proof_bound_not_the_proof_line():
+    """A proof line can be shorter than the shortest forced mate: its defender may pick a
+    reply that loses sooner. Counting down from that line's length would 'prove' it
+    exact; the analysis must start from the proof's own length bound."""
+    from tsume import movegen, notation
+    from tsume.answer import find_answer
+    from tsume.solver import Solver, solve
+    for cols in _rows("tanuki_generated.tsv"):
+        if cols[1] != "7":
+            continue
+        root = Position.from_sfen(cols[0])
+        best = solve(root, mudaai=False, yozume=False)
+        first = root.copy()
+        first.push_usi(best.moves[0])
+        for reply in movegen.legal_moves_of(first):
+            after = first.copy()
+            after.push(reply)
+            quick = solve(after, answer=False)
+            if quick.status == "mate" and quick.length < best.length - 3:
+                break
+        else:
+            continue
+        short_line = [best.moves[0], notation.move_to_usi(reply)] + quick.moves
+        solver = Solver(hash_mb=16)
+        solver.new_problem()
+        pn, _, _, upper = solver.search(root, 2_000_000)
+        assert pn == 0
+        found = find_answer(solver, root, short_line, int(upper), check_yozume=False, mudaai=False)
+        assert found.length == best.length == 7, cols[2]
+        return
+    pytest.skip("no tanuki 7-ply row with a quickly lost defence")

@@ -264,26 +264,27 @@ class AnswerFinder:
         return {"kind": kind, "length": worst}
 
 
-def find_answer(solver, root, proof_line, yozume_nodes=100_000, check_yozume=True,
+def find_answer(solver, root, proof_line, upper, yozume_nodes=100_000, check_yozume=True,
                 query_nodes=20_000_000, total_nodes=50_000_000, mudaai=True,
                 mudaai_positions=20_000, deadline=None):
-    """The tsume answer for a proven root. Falls back to the proof line (exact=False)
-    when a question runs out of budget. With mudaai, futile interpositions (SPEC §2.4,
-    rule D2) are not counted: `length`/`moves` follow the rule, `strict_length` counts
-    every interposition."""
+    """The tsume answer for a proven root. `upper` is the proof's length bound (from the
+    search, not len(proof_line): the proof line's defender may give up early, so its
+    length can be below the shortest forced mate). Falls back to the proof line
+    (exact=False) when a question runs out of budget. With mudaai, futile
+    interpositions (SPEC §2.4, rule D2) are not counted: `length`/`moves` follow the
+    rule, `strict_length` counts every interposition."""
     from .mudaai import rule_answer
     finder = AnswerFinder(solver, root, query_nodes, total_nodes, deadline)
     finder.henka = []
     finder.last_move_alternatives = []
     length = None
     try:
-        length = finder.exact_length(len(proof_line))
+        length = finder.exact_length(upper)
         moves, end = finder.line(root, length)
         exact = True
     except OutOfBudget:
-        # The proof line is still a shortest mate when its length is the proven one
-        # (the defender then resisted as long as possible); only the rules' choices
-        # among equal lines (駒余り, 変同) are left unmade.
+        # When the shortest length is settled and the proof line has it, that length
+        # is reported as exact; the choices among lines (駒余り, 変同) are left unmade.
         moves = list(proof_line)
         exact = length is not None and length == len(proof_line)
         finder.henka, finder.last_move_alternatives = [], []

@@ -55,7 +55,7 @@ def interposition_guard(board, hands, state, attacker):
     ksq = state[KING_SQ + defender]
     csq = sole_checker(board, ksq, attacker)
     if csq < 0:
-        return np.int64(0)        # double check: no interposition
+        return np.int64(0)        # double check (or none): nothing to interpose
     d = DIRECTION_TO[ksq, csq]
     if d >= 8 or STEP[ksq, d] == csq:
         return np.int64(0)        # contact or knight check: nothing can be dropped between

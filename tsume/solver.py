@@ -210,7 +210,7 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
     solver = solver or shared_solver(hash_mb)
     solver.new_problem()
     pos = position.copy()
-    pn, dn, reason, _ = solver.search(pos, nodes, deadline)
+    pn, dn, reason, proof_length = solver.search(pos, nodes, deadline)
     result = Result(status="unknown", reason=reason)
     if dn == 0:
         result = Result(status="nomate", complete=False)
@@ -225,7 +225,7 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
                 # The analysis gets its own budget: nodes (what --nodes leaves, else
                 # generous) and, with a time limit, that much time again.
                 budget = max(20_000_000, 10 * spent) if nodes is None else max(0, nodes - spent)
-                found = find_answer(solver, pos, line, yozume_nodes=yozume_nodes,
+                found = find_answer(solver, pos, line, int(proof_length), yozume_nodes=yozume_nodes,
                                     check_yozume=yozume, total_nodes=budget, mudaai=mudaai,
                                     deadline=(time.perf_counter() + time_limit) if time_limit else None)
                 if verify_mating_line(pos, found.moves, rule=mudaai):
