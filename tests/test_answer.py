@@ -185,3 +185,37 @@ def test_exact_length_starts_from_the_proof_bound_not_the_proof_line():
         assert found.length == best.length == 7, cols[2]
         return
     pytest.skip("no tanuki 7-ply row with a quickly lost defence")
+
+
+def test_out_of_budget_analysis_reports_the_shortest_mate_it_found():
+    """図巧9: the proof's line is longer than the shortest mate. When the analysis finds
+    a shorter mate but cannot prove that nothing shorter exists, the answer is the
+    shorter line (read from the depth-limited proofs), not the proof's, and not exact."""
+    from tsume.answer import find_answer
+    from tsume.solver import Solver
+    cols = next(c for c in _rows("zuko.tsv") if c[2] == "zukou-009")
+    root = Position.from_sfen(cols[0])
+    solver = Solver(hash_mb=64)
+    solver.new_problem()
+    pn, _, _, upper = solver.search(root, 5_000_000)
+    assert pn == 0
+    proof_line = solver.mating_line(root)
+    if int(upper) <= int(cols[1]):
+        pytest.skip("this proof already has the shortest length")
+    found = find_answer(solver, root, proof_line, int(upper), check_yozume=False, mudaai=False,
+                        total_nodes=300_000)
+    assert not found.exact
+    assert found.length == int(cols[1]) == 31 < len(proof_line)
+    assert_line_mates_under_cshogi(cols[0], found.moves)
+
+
+def test_rule_mode_settles_a_futile_interposition_inside_a_classic():
+    """図巧18: strictly 25 plies, the lance drop ▲4五角 △3四香 being one futile
+    interposition; the published 作意 (23) does not count it. Beyond the Python
+    minimax's reach, the engine's rule mode finds the 23."""
+    cols = next(c for c in _rows("zuko.tsv") if c[2] == "zukou-018")
+    result = solve(Position.from_sfen(cols[0]), yozume=False)
+    assert result.status == "mate" and result.exact
+    assert (result.length, result.strict_length) == (int(cols[1]), 25) == (23, 25)
+    assert result.mudaai in ("not counted", "not fully evaluated (budget)")
+    assert_line_mates_under_cshogi(cols[0], result.moves)

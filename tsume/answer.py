@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import movegen, notation
+from .solver import verify_mating_line
 
 # Mixed into the salt's high bits only: the low bits name the problem's generation in
 # the table (tt.py), which both namespaces share.
@@ -60,6 +61,7 @@ class AnswerFinder:
         self.stop_at = solver.nodes + total_nodes
         self.deadline = deadline
         self._memo = {}
+        self.bound = None       # shortest mate length proven so far (exact_length)
 
     # ------------------------------------------------------------ questions
     def _budget(self):
@@ -98,12 +100,12 @@ class AnswerFinder:
     # ------------------------------------------------------------ length
     def exact_length(self, upper):
         """Shortest forced mate, starting from a proven upper bound (odd plies)."""
-        length = upper
+        length = self.bound = upper
         while length >= 3:
             shorter = self.mate_within(self.root, length - 2)
             if shorter is None:
                 break
-            length = shorter
+            length = self.bound = shorter
         return length
 
     # ------------------------------------------------------------ main line
@@ -266,7 +268,7 @@ class AnswerFinder:
 
 def find_answer(solver, root, proof_line, upper, yozume_nodes=100_000, check_yozume=True,
                 query_nodes=20_000_000, total_nodes=50_000_000, mudaai=True,
-                mudaai_positions=20_000, deadline=None):
+                mudaai_nodes=20_000_000, deadline=None):
     """The tsume answer for a proven root. `upper` is the proof's length bound (from the
     search, not len(proof_line): the proof line's defender may give up early, so its
     length can be below the shortest forced mate). Falls back to the proof line
@@ -283,24 +285,37 @@ def find_answer(solver, root, proof_line, upper, yozume_nodes=100_000, check_yoz
         moves, end = finder.line(root, length)
         exact = True
     except OutOfBudget:
-        # When the shortest length is settled and the proof line has it, that length
-        # is reported as exact; the choices among lines (駒余り, 変同) are left unmade.
+        # Report the shortest line known: the one read from the depth-limited proofs
+        # when they found a shorter mate than the proof line. When the shortest length
+        # is settled and the line has it, that length is reported as exact; the choices
+        # among lines (駒余り, 変同) are left unmade.
         moves = list(proof_line)
-        exact = length is not None and length == len(proof_line)
+        if finder.bound is not None and finder.bound < len(moves):
+            shorter = solver.mating_line(root, salt=finder.salt)
+            if shorter is not None and len(shorter) < len(moves) and verify_mating_line(root, shorter):
+                moves = shorter
+        exact = length is not None and length == len(moves)
         finder.henka, finder.last_move_alternatives = [], []
     answer = Answer(length=len(moves), moves=moves, exact=exact)
     answer.strict_length = len(moves)
     answer.mudaai = "not counted" if mudaai else "counted"
-    if mudaai and exact:
-        rule = rule_answer(solver, root, len(moves), max_positions=mudaai_positions,
-                           deadline=deadline)
+    if mudaai:
+        bound = length if exact else (finder.bound or upper)
+        rule = rule_answer(solver, root, bound, moves, total_nodes=mudaai_nodes, deadline=deadline)
         if rule is None:
             answer.mudaai = "not evaluated (budget)"
-        elif rule[1] is not None:
-            answer.length, answer.moves = rule[0], rule[1]
-            finder.henka, finder.last_move_alternatives = [], []
-        if rule is not None and not rule[2]:
-            answer.mudaai = "not fully evaluated (budget)"
+        else:
+            # exact: the strict analysis settled the length, or the rule's did (no
+            # shorter mate by the rule, so none strictly); "not fully evaluated" below
+            # says when the rule's own minimality stayed open.
+            if rule[1] is not None:
+                answer.length, answer.moves = rule[0], rule[1]
+                answer.exact = answer.exact or rule[2]
+                finder.henka, finder.last_move_alternatives = [], []
+            elif rule[2] and rule[0] == len(moves):
+                answer.exact = True
+            if not rule[2]:
+                answer.mudaai = "not fully evaluated (budget)"
     end = root.copy()
     for usi in answer.moves:
         end.push_usi(usi)

@@ -16,8 +16,8 @@ stored disproof is always path-independent. Proofs never depend on repetitions.
 import numpy as np
 from numba import njit
 
-from .movegen import (DIRECTION_TO, DROP_BASE, MAX_MOVES, STEP, check_moves, do_move, evasions,
-                      sole_checker, undo_move)
+from .movegen import (DIRECTION_TO, DROP_BASE, MAX_MOVES, STEP, emit_moves, attacked, check_moves, do_move,
+                      evasions, sole_checker, undo_move)
 from .pieces import HAND_MASK, HAND_SHIFT, HAND_MIX
 from .position import KEY, KING_SQ, SIDE
 from .tt import INF, NO_LIMIT, tt_lookup, tt_store
@@ -129,13 +129,73 @@ def _first_guess(replies, n):
     return count
 
 
+@njit(cache=True, inline="always")
+def _lookup(keys, thands, vals, key, salt, known_salt, hand, remaining, look):
+    """tt_lookup, falling back on a proof or disproof of the `known_salt` namespace
+    (its running numbers are not wanted) when this namespace has no final result."""
+    found = tt_lookup(keys, thands, vals, key, hand, remaining, look)
+    if known_salt == salt or (found and (look[0] == 0 or look[1] == 0)):
+        return found
+    if tt_lookup(keys, thands, vals, key ^ salt ^ known_salt, hand, remaining, look) and (
+            look[0] == 0 or look[1] == 0):
+        return True
+    return found and tt_lookup(keys, thands, vals, key, hand, remaining, look)
+
+
 @njit(cache=True)
-def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, attacker,
+def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, attacker, scratch):
+    """Rule mode (無駄合, SPEC §2.4 rule D2). The defender has just interposed on `to`
+    against the slider on `checker`; attacker to move. The interposition is futile when
+    the checker can take the piece and, with that piece handed back to the defender,
+    the position is a forced mate. Mate or not is read from the `known_salt` namespace
+    (the main search's, where mudaai.py stores what it settles): 1 futile, 0 a real
+    defence, -1 not known there. The position is left as it was."""
+    defender = 1 - attacker
+    n = emit_moves(scratch, 0, checker, to, board[checker], attacker)
+    status = 0
+    unknown = False
+    look = np.empty(4, dtype=np.int64)
+    for i in range(n):
+        m = scratch[i]
+        cap = do_move(board, hands, state, m)
+        if (state[KING_SQ + attacker] >= 0 and attacked(board, state[KING_SQ + attacker], defender)) \
+                or not attacked(board, state[KING_SQ + defender], attacker):
+            # Illegal, or no longer a check (e.g. a lance that promoted): not futile.
+            undo_move(board, hands, state, m, cap)
+            continue
+        k = cap & 15
+        if k > 8:
+            k -= 8
+        piece = np.int64(1) << HAND_SHIFT[k]
+        hands[attacker] -= piece
+        hands[defender] += piece
+        found = tt_lookup(keys, thands, vals, table_key(state, hands, known_salt), hands[attacker],
+                          NO_LIMIT, look)
+        hands[attacker] += piece
+        hands[defender] -= piece
+        undo_move(board, hands, state, m, cap)
+        if found and look[0] == 0:
+            status = 1
+            break
+        if not (found and look[1] == 0):
+            unknown = True
+    if status == 0 and unknown:
+        status = -1
+    return status
+
+
+@njit(cache=True)
+def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, known_salt, attacker,
                     or_node, child_remaining, path, ply, i, m, scratch, look,
-                    work_pn, work_dn, work_hand, work_len, work_rep):
+                    work_pn, work_dn, work_hand, work_len, work_rep, rule, checker):
     """First values of child i (move m) of the node at `ply`: a repetition of the path,
-    the table's entry, a depth cut, or a first guess (defender: its number of
-    replies, attacker: 1/1). Leaves the position as it was."""
+    the table's entry (or a final result of the `known_salt` namespace), a depth cut,
+    or a first guess (defender: its number of replies, attacker: 1/1). Rule mode
+    (checker >= 0: the square of a distant slider checking the king of this AND node):
+    a futile interposition is no defence, so it counts as proven at once (length -1:
+    it adds no plies); one whose futility is not known counts as a real defence.
+    Returns that futility (1, 0, -1: unknown; 0 outside rule mode). Leaves the
+    position as it was."""
     cap = do_move(board, hands, state, m)
     ck = table_key(state, hands, salt)
     ah = hands[attacker]
@@ -150,7 +210,19 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, a
     work_rep[ply, i] = rep
     work_hand[ply, i] = ah
     work_len[ply, i] = 0
-    if rep:
+    futile = 0
+    if checker >= 0 and not rep:
+        to = m & 127
+        ksq = state[KING_SQ + 1 - attacker]
+        d = DIRECTION_TO[ksq, checker]
+        if to != ksq and DIRECTION_TO[ksq, to] == d and DIRECTION_TO[to, checker] == d:
+            futile = _futility(board, hands, state, keys, thands, vals, known_salt, checker, to,
+                               attacker, scratch)
+    if futile == 1:
+        work_pn[ply, i] = 0
+        work_dn[ply, i] = INF
+        work_len[ply, i] = -1
+    elif rep:
         work_pn[ply, i] = INF
         work_dn[ply, i] = 0
         work_len[ply, i] = NO_LIMIT
@@ -159,7 +231,7 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, a
         work_pn[ply, i] = INF
         work_dn[ply, i] = 0
         work_len[ply, i] = child_remaining
-    elif tt_lookup(keys, thands, vals, ck, ah, child_remaining, look):
+    elif _lookup(keys, thands, vals, ck, salt, known_salt, ah, child_remaining, look):
         work_pn[ply, i] = look[0]
         work_dn[ply, i] = look[1]
         work_len[ply, i] = look[2]
@@ -168,8 +240,9 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, a
     elif or_node:
         # Child is a defender node: its number of replies is the first guess.
         ne = evasions(board, hands, state, scratch, False)
-        if ne > 0 and child_remaining < 2:
-            # Not mate now, and no ply left to mate later.
+        if ne > 0 and child_remaining < 2 and not rule:
+            # Not mate now, and no ply left to mate later. (In rule mode the replies may
+            # all be futile interpositions: such a node must be expanded.)
             work_pn[ply, i] = INF
             work_dn[ply, i] = 0
             work_len[ply, i] = child_remaining
@@ -186,13 +259,34 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, a
         work_pn[ply, i] = 1
         work_dn[ply, i] = 1
     undo_move(board, hands, state, m, cap)
+    return futile
+
+
+@njit(cache=True, inline="always")
+def _note_unknown(control, pending, work_moves, best, ply, m):
+    """Rule mode: count an interposition of unknown futility and keep its path (the
+    moves from the root, the interposition last) while `pending` has room, so that
+    the caller can settle it and search again."""
+    k = control[1]
+    control[1] = k + 1
+    if k < pending.shape[0] and ply + 2 <= pending.shape[1]:
+        pending[k, 0] = ply + 1
+        for p in range(ply):
+            pending[k, p + 1] = work_moves[p, best[p]]
+        pending[k, ply + 1] = m
 
 
 @njit(cache=True)
-def dfpn_search(board, hands, state, keys, thands, vals, salt, max_depth, max_nodes, control,
-                work_moves, work_pn, work_dn, work_hand, work_len, work_rep, work_next, work_wait):
+def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max_depth, max_nodes, control,
+                pending, work_moves, work_pn, work_dn, work_hand, work_len, work_rep, work_next, work_wait):
     """Search from the position (attacker to move) for a mate within max_depth plies
-    (NO_LIMIT: any length). Returns (root pn, root dn, nodes, stop reason, length):
+    (NO_LIMIT: any length). Proofs and disproofs stored under `known_salt` (another
+    namespace of the same problem, e.g. the main search's when this one is
+    depth-limited; pass `salt` for none) are used where no entry of this one is found:
+    they hold whatever the namespace. With `rule` set, futile interpositions are not
+    defences (無駄合, see _futility; control[1] counts those whose futility was not
+    known, and `pending` keeps the paths to the first of them): a proof is then a mate by that rule and its length counts no futile
+    interposition, so such a search needs a namespace of its own. Returns (root pn, root dn, nodes, stop reason, length):
     length is the proof's mate length, or for a disproof the depth it holds to.
     The table keeps everything learned, so a call that stopped at max_nodes can simply
     be called again to continue.
@@ -213,6 +307,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_depth, max_no
     path = np.zeros(MAX_PLY, dtype=np.int64)
     tkey = np.zeros(MAX_PLY, dtype=np.int64)
     start_nodes = np.zeros(MAX_PLY, dtype=np.int64)
+    checker = np.full(MAX_PLY, -1, dtype=np.int64)    # rule mode: distant slider checker
     nodes = np.int64(0)
     stop = STOP_NONE
     root_pn = np.int64(1)
@@ -240,6 +335,14 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_depth, max_no
             child_remaining = max_depth - ply - 1
             if not or_node:
                 _chain_drops(moves, n, work_next[ply], work_wait[ply], last_drop)
+                checker[ply] = -1
+                if rule:
+                    ksq = state[KING_SQ + 1 - attacker]
+                    csq = sole_checker(board, ksq, attacker)
+                    if csq >= 0:
+                        d = DIRECTION_TO[ksq, csq]
+                        if d < 8 and STEP[ksq, d] != csq:
+                            checker[ply] = csq
             for i in range(n):
                 if not or_node and work_wait[ply, i]:
                     work_pn[ply, i] = 1           # placeholders until it joins
@@ -247,9 +350,11 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_depth, max_no
                     work_len[ply, i] = 0
                     work_rep[ply, i] = False
                     continue
-                _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, attacker,
-                                or_node, child_remaining, path, ply, i, moves[i], scratch, look,
-                                work_pn, work_dn, work_hand, work_len, work_rep)
+                if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, known_salt,
+                                   attacker, or_node, child_remaining, path, ply, i, moves[i], scratch, look,
+                                   work_pn, work_dn, work_hand, work_len, work_rep, rule,
+                                   -1 if or_node else checker[ply]) < 0:
+                    _note_unknown(control, pending, work_moves, best, ply, moves[i])
                 nodes += 1
                 # A child that already settles this node ends the expansion: a mate in
                 # one at an OR node (no shorter proof exists), a disproven reply at an
@@ -274,10 +379,12 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, max_depth, max_no
                     # Its chain predecessor is proven: the next drop on that square joins.
                     work_next[ply, i] = -1
                     work_wait[ply, j] = False
-                    _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
-                                    attacker, False, max_depth - ply - 1, path, ply, j,
-                                    work_moves[ply, j], scratch, look,
-                                    work_pn, work_dn, work_hand, work_len, work_rep)
+                    if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
+                                       known_salt, attacker, False, max_depth - ply - 1, path, ply, j,
+                                       work_moves[ply, j], scratch, look,
+                                       work_pn, work_dn, work_hand, work_len, work_rep, rule,
+                                       checker[ply]) < 0:
+                        _note_unknown(control, pending, work_moves, best, ply, work_moves[ply, j])
                     nodes += 1
             cp = work_pn[ply, i]
             cd = work_dn[ply, i]
@@ -410,9 +517,19 @@ def new_workspace():
 
 
 @njit(cache=True)
-def extract_line(board, hands, state, keys, thands, vals, salt, line, max_len):
+def _proof_length(keys, thands, vals, key, hand, look):
+    """Length of the shortest stored proof of a position, or -1 when none is stored."""
+    if tt_lookup(keys, thands, vals, key, hand, NO_LIMIT, look) and look[0] == 0:
+        return look[2]
+    return -1
+
+
+@njit(cache=True)
+def extract_line(board, hands, state, keys, thands, vals, salt, known_salt, line, max_len):
     """Read a mating line out of the table: the attacker plays the proven check with the
-    shortest stored mate, the defender the reply with the longest. Returns the number
+    shortest stored mate, the defender the reply with the longest. Proofs of both
+    namespaces (`salt`, `known_salt`) are used, a position's shortest one counting, so
+    the line is no longer than the root's shortest stored proof. Returns the number
     of plies written to `line`, or -(ply + 1) when the table lacks a proof needed at
     that ply (the caller then re-proves from there). The position is restored."""
     attacker = state[SIDE]
@@ -446,20 +563,24 @@ def extract_line(board, hands, state, keys, thands, vals, salt, line, max_len):
         for i in range(nm):
             m = moves[i]
             cap = do_move(board, hands, state, m)
-            ok = tt_lookup(keys, thands, vals, table_key(state, hands, salt), hands[attacker], NO_LIMIT, look)
+            key = table_key(state, hands, salt)
+            length = _proof_length(keys, thands, vals, key, hands[attacker], look)
+            if known_salt != salt:
+                other = _proof_length(keys, thands, vals, key ^ salt ^ known_salt, hands[attacker], look)
+                if other >= 0 and (length < 0 or other < length):
+                    length = other
             undo_move(board, hands, state, m, cap)
-            proven = ok and look[0] == 0
             if attacking:
-                if proven and (chosen < 0 or look[2] < chosen_len):
+                if length >= 0 and (chosen < 0 or length < chosen_len):
                     chosen = i
-                    chosen_len = look[2]
+                    chosen_len = length
             else:
-                if not proven:
+                if length < 0:
                     chosen = -2
                     break
-                if chosen < 0 or look[2] > chosen_len:
+                if chosen < 0 or length > chosen_len:
                     chosen = i
-                    chosen_len = look[2]
+                    chosen_len = length
         if chosen < 0:
             result = -(n + 1)
             break
@@ -500,3 +621,11 @@ def replays_to_mate(board, hands, state, line, n):
     for j in range(done - 1, -1, -1):
         undo_move(board, hands, state, line[j], caps[j])
     return ok
+
+
+@njit(cache=True)
+def store(keys, thands, vals, salt, board, hands, state, attacker, pn, dn, length):
+    """Write a result settled outside the search (e.g. by mudaai.py) for the current
+    position; the attacker's hand is the proof or disproof hand."""
+    tt_store(keys, thands, vals, np.int32(salt & 0x3FFFFFFF), table_key(state, hands, salt),
+             hands[attacker], pn, dn, 1, length)

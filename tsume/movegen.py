@@ -286,7 +286,7 @@ def _pawn_drop_mates(board, hands, state, to):
 
 # ---------------------------------------------------------------- emitting moves
 @njit(cache=True, inline="always")
-def _emit(out, n, frm, to, piece, colour):
+def emit_moves(out, n, frm, to, piece, colour):
     """Append the moves of `piece` from frm to to: promoting and/or not, as allowed."""
     kind = piece & 15
     base = to | (frm << 7)
@@ -333,17 +333,17 @@ def _piece_moves(board, c, frm, p, out, n):
             if to >= 0:
                 q = board[to]
                 if q == 0 or ((q >> 4) != c and (q & 15) != _KING):
-                    n = _emit(out, n, frm, to, p, c)
+                    n = emit_moves(out, n, frm, to, p, c)
     for d in range(8):
         if (slides >> d) & 1:
             to = STEP[frm, d]
             while to >= 0:
                 q = board[to]
                 if q == 0:
-                    n = _emit(out, n, frm, to, p, c)
+                    n = emit_moves(out, n, frm, to, p, c)
                 else:
                     if (q >> 4) != c and (q & 15) != _KING:
-                        n = _emit(out, n, frm, to, p, c)
+                        n = emit_moves(out, n, frm, to, p, c)
                     break
                 to = STEP[to, d]
     return n
@@ -507,14 +507,14 @@ def _moves_to(board, colour, target, out, n):
         p = board[t]
         if p != 0:
             if (p >> 4) == colour and (p & 15) != _KING and ((STEP_MASK[p] | SLIDE_MASK[p]) >> od) & 1:
-                n = _emit(out, n, t, target, p, colour)
+                n = emit_moves(out, n, t, target, p, colour)
             continue
         t = STEP[t, d]
         while t >= 0:
             p = board[t]
             if p != 0:
                 if (p >> 4) == colour and (SLIDE_MASK[p] >> od) & 1:
-                    n = _emit(out, n, t, target, p, colour)
+                    n = emit_moves(out, n, t, target, p, colour)
                 break
             t = STEP[t, d]
     for d in range(8, 12):
@@ -522,7 +522,7 @@ def _moves_to(board, colour, target, out, n):
         if t >= 0:
             p = board[t]
             if p != 0 and (p >> 4) == colour and (STEP_MASK[p] >> OPPOSITE[d]) & 1:
-                n = _emit(out, n, t, target, p, colour)
+                n = emit_moves(out, n, t, target, p, colour)
     return n
 
 

@@ -4,12 +4,15 @@ An interposition (a drop or a board move onto a square between the king and a sl
 that checks it from two or more squares away) is futile when the checking piece can
 take the interposed piece and, with that piece handed back to the defender, the
 position is still a forced mate. Futility never changes *whether* there is a mate, so
-the test is a plain mate-existence question for the df-pn engine.
+the test is a plain mate-existence question for the df-pn engine (FutilityRule), whose
+answers are written to the main table.
 
-The rule length is then a minimax over the proven tree in which futile interpositions
-are not defences: a defender whose only replies are futile is mated. It is computed
-by a memoised, bounded search over proven nodes; when the bound is hit, the caller
-keeps the strict answer and says so.
+The length under the rule comes from the engine's rule mode (dfpn_search rule=True):
+futile interpositions are no defence there, read from what FutilityRule settled. The
+interpositions along the lines found are settled first; one met in the search whose
+futility is still unknown counts as a real defence, which keeps every proof sound
+(the defender only gains options), and the engine counts them: a "no shorter mate"
+answer is exact only when none was met.
 """
 import time
 
@@ -19,64 +22,80 @@ from . import movegen, notation
 from .answer import display_order
 from . import pieces as P
 
+# Rule-mode searches get a namespace of their own (high bits of the salt only: the low
+# bits name the problem's generation in the table).
+_RULE_NAMESPACE = np.int64(0x3C3C_5678) << 32
+# Up to this many plies the rule's length comes from a Python minimax over the proven
+# tree (exact and quick there); beyond, from the engine's rule mode.
+SHORT_BOUND = 13
+
 
 class RuleBudgetExceeded(Exception):
     pass
 
 
 class FutilityRule:
-    def __init__(self, solver, attacker, max_positions=20_000, query_nodes=50_000, deadline=None):
+    def __init__(self, solver, attacker, query_nodes=50_000, deadline=None, max_positions=20_000):
         self.solver = solver
+        self.max_positions = max_positions     # of the Python minimax (short problems)
+        self.visited = 0
+        self._or = {}
+        self._and = {}
         self.attacker = attacker
-        self.max_positions = max_positions
         self.query_nodes = query_nodes
         self.deadline = deadline
         self.undecided = False      # some question was left open: the length may not be minimal
         self._futile = {}
-        self._or = {}
-        self._and = {}
-        self.visited = 0
+        self._open = set()          # futility questions the budget left undecided
 
     # ------------------------------------------------------------ mate existence
     def _attacker_mates(self, pos):
-        """Attacker to move: True/False for a forced mate (any length), None if the
-        budget did not settle it."""
+        """Attacker to move: the proof's length for a forced mate (any length), False
+        for none, None if the budget did not settle it."""
         if self.deadline is not None and time.perf_counter() >= self.deadline:
             raise RuleBudgetExceeded
-        pn, dn, _, _ = self.solver.search(pos, self.query_nodes, deadline=self.deadline)
+        pn, dn, _, length = self.solver.search(pos, self.query_nodes, deadline=self.deadline)
         if pn == 0:
-            return True
+            return int(length)
         if dn == 0:
             return False
         return None
 
     def _defender_mated(self, pos):
-        """Defender to move: True/False, None if undecided (one escape is enough for
-        False, so an undecided reply does not stop the others from being tried)."""
-        verdict = True
+        """Defender to move: a mate length bound if every reply is mated, False if one
+        escapes, None if undecided (one escape is enough for False, so an undecided
+        reply does not stop the others from being tried). A settled answer is written
+        to the main table, where the engine's rule mode reads it."""
+        worst = 0
         for move in movegen.legal_moves_of(pos):
             child = pos.copy()
             child.push(move)
             mates = self._attacker_mates(child)
             if mates is False:
+                self.solver.store(pos, self.attacker, proven=False)
                 return False
-            if mates is None:
-                verdict = None
-        return verdict
+            if mates is None or worst is None:
+                worst = None
+            else:
+                worst = max(worst, mates + 1)
+        if worst is not None:
+            self.solver.store(pos, self.attacker, proven=True, length=worst)
+        return worst
 
     # ------------------------------------------------------------ futility
     def is_futile(self, pos, reply):
         """pos: defender to move, in check; reply: one of its moves (int)."""
         if not interposes(pos, reply):
             return False
+        key = (pos.key(), reply)
+        if key in self._futile and key not in self._open:
+            return self._futile[key]
+        self._open.discard(key)
         king = pos.king_square(pos.side_to_move)
         out = np.empty(16, dtype=np.int64)
         movegen.find_attackers(pos.board, king, 1 - pos.side_to_move, out)
         checker = int(out[0])
         to = notation.move_to(reply)
-        key = (pos.key(), reply)
-        if key in self._futile:
-            return self._futile[key]
         after = pos.copy()
         after.push(reply)
         futile = False
@@ -96,7 +115,8 @@ class FutilityRule:
             mated = self._defender_mated(back) if back.is_check() else False
             if mated is None:
                 self.undecided = True       # kept as a real defence, and said so
-            elif mated:
+                self._open.add(key)
+            elif mated is not False:
                 futile = True
                 break
         self._futile[key] = futile
@@ -161,6 +181,162 @@ class FutilityRule:
         self._and[key] = (None, None, limit) if worst is None else (worst[0], worst[1], limit)
         return worst
 
+    def settle_line(self, root, line):
+        """Settle the futility of every interposition open to the defender along a
+        line (written to the table for the engine). Returns how many were futile."""
+        count = 0
+        cur = root.copy()
+        for ply, usi in enumerate(line):
+            if ply % 2 == 1:
+                for reply in movegen.legal_moves_of(cur):
+                    if interposes(cur, reply) and self.is_futile(cur, reply):
+                        count += 1
+            cur.push_usi(usi)
+        return count
+
+    def settle_paths(self, root, paths):
+        """Settle the interpositions at the ends of these paths (from root, the
+        interposition last). Returns how many were not settled before."""
+        fresh = 0
+        for path in paths:
+            cur = root.copy()
+            for usi in path[:-1]:
+                cur.push_usi(usi)
+            reply = notation.usi_to_move(path[-1])
+            key = (cur.key(), reply)
+            if key in self._open:
+                # Asked before and left open: ask again with a larger budget.
+                saved, self.query_nodes = self.query_nodes, self.query_nodes * 20
+                self.is_futile(cur, reply)
+                self.query_nodes = saved
+                fresh += key not in self._open
+            elif key not in self._futile:
+                fresh += 1
+                self.is_futile(cur, reply)
+        return fresh
+
+    # ------------------------------------------------------------ line
+    def _proof_length(self, pos, salt):
+        """Shortest stored proof of pos in the rule namespace or the main one."""
+        best = None
+        for s in (salt, self.solver.salt):
+            found, out = self.solver.probe(pos, self.attacker, salt=s)
+            if found and out[0] == 0 and (best is None or out[2] < best):
+                best = int(out[2])
+        return best
+
+    def line(self, root, salt, length, max_steps=2_000):
+        """A line of exactly `length` plies read from the proofs (rule namespace or
+        main): the attacker plays the check with the shortest stored proof (USI order
+        among equals), the defender a real defence whose stored bound keeps the line at
+        `length` (backtracking over such defences when one leads to a shorter line);
+        it ends where only futile interpositions are left. None when no such line is
+        found within max_steps positions (a stored bound is an upper bound only)."""
+        steps = [0]
+
+        def attack(pos, target):
+            steps[0] += 1
+            if steps[0] > max_steps or target < 1:
+                return None
+            best = None
+            for move in sorted(movegen.check_moves_of(pos), key=display_order):
+                child = pos.copy()
+                child.push(move)
+                bound = self._proof_length(child, salt)
+                if bound is not None and (best is None or bound < best[0]):
+                    best = (bound, move, child)
+            if best is None or best[0] != target - 1:
+                return None          # no proof, or a faster mate: this line is not it
+            rest = defend(best[2], target - 1)
+            return None if rest is None else [notation.move_to_usi(best[1])] + rest
+
+        def defend(pos, target):
+            defences = [m for m in sorted(movegen.legal_moves_of(pos), key=notation.move_to_usi)
+                        if not self.is_futile(pos, m)]
+            if not defences:
+                return [] if target == 0 else None
+            if target == 0:
+                return None
+            for move in defences:
+                child = pos.copy()
+                child.push(move)
+                if self._proof_length(child, salt) != target - 1:
+                    continue
+                rest = attack(child, target - 1)
+                if rest is not None:
+                    return [notation.move_to_usi(move)] + rest
+            return None
+
+        return attack(root.copy(), length)
+
+
+def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
+                total_nodes=20_000_000, deadline=None):
+    """The mate by the 無駄合 rule, given `bound`, a proven strict mate length bound
+    (which bounds the rule's length too) and the strict line to start from:
+    (length, line, settled) for a shorter mate by the rule; (bound, None, settled) when
+    none shorter than `bound` was found; None when the budget ran out before any
+    answer. settled: no mate by the rule two plies shorter exists (so `length` is the
+    shortest), every futility question met by that disproof being settled."""
+    from .solver import verify_mating_line
+    rule = FutilityRule(solver, root.side_to_move, deadline=deadline)
+    if bound <= SHORT_BOUND:
+        # Short problems: a plain minimax over the proven tree, lengths tried from 1
+        # upwards, so the first line found is the shortest. Cheap at these depths.
+        try:
+            for limit in range(1, bound - 1, 2):
+                found = rule.value_or(root.copy(), limit)
+                if found is not None:
+                    return found[0], found[1], not rule.undecided
+            return bound, None, not rule.undecided
+        except RuleBudgetExceeded:
+            rule.visited = 0            # fall through to the engine's rule mode
+    stop_at = solver.nodes + total_nodes
+    salt = solver.salt ^ _RULE_NAMESPACE
+    length, line, settled, answered = bound, None, False, False
+    try:
+        rule.settle_line(root, strict_line)
+        while True:
+            if length < 3:
+                settled = answered = True       # nothing shorter than one ply
+                break
+            left = stop_at - solver.nodes
+            if left <= 0:
+                break
+            solver.control[1] = 0
+            pn, dn, _, found = solver.search(root, min(query_nodes, left), deadline=deadline,
+                                             max_depth=length - 2, salt=salt, rule=True)
+            if dn == 0:
+                answered = True
+                if solver.control[1] == 0:
+                    # Every interposition this disproof met had its futility settled
+                    # (what stayed undecided elsewhere does not matter to it).
+                    settled = True
+                    break
+                # The disproof counted some interpositions of unknown futility as real
+                # defences: settle those and ask again in a fresh namespace, where a
+                # disproof cannot rest on what was assumed here.
+                if not rule.settle_paths(root, solver.pending_paths()):
+                    break           # nothing new could be settled
+                salt ^= np.int64(1) << 40
+                continue
+            if pn != 0:
+                break
+            new_line = rule.line(root, salt, int(found))
+            if new_line is None or not verify_mating_line(root, new_line, rule=True):
+                break
+            answered = True
+            length, line = len(new_line), new_line
+            if rule.settle_line(root, new_line):
+                # New futile interpositions: what the rule namespace disproved may no
+                # longer hold, so continue in a fresh one (its proofs stay true).
+                salt ^= np.int64(1) << 40
+    except RuleBudgetExceeded:
+        pass
+    if not answered:
+        return None
+    return length, line, settled
+
 
 def interposes(pos, reply):
     """Is reply (defender to move, in check) a move onto the line between the king and
@@ -184,19 +360,3 @@ def only_interpositions_left(pos):
     replies = movegen.legal_moves_of(pos)
     return pos.is_check() and bool(replies) and all(interposes(pos, m) for m in replies)
 
-
-def rule_answer(solver, root, strict_length, max_positions=20_000, deadline=None):
-    """(length, line, settled) of the shortest mate by the 無駄合 rule when it is
-    shorter than strict_length; (strict_length, None, settled) when there is none;
-    None when the bounded search gave up. Lengths are tried from 1 upwards, so the
-    first line found is the shortest; settled is False when a futility question stayed
-    open (the interposition then counted as a real defence)."""
-    rule = FutilityRule(solver, root.side_to_move, max_positions=max_positions, deadline=deadline)
-    try:
-        for limit in range(1, strict_length - 1, 2):
-            found = rule.value_or(root.copy(), limit)
-            if found is not None:
-                return found[0], found[1], not rule.undecided
-    except RuleBudgetExceeded:
-        return None
-    return strict_length, None, not rule.undecided

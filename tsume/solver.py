@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import movegen, notation
-from .dfpn import STOP_DEPTH, MAX_PLY, dfpn_search, extract_line, new_workspace, probe, replays_to_mate
-from .tt import NO_LIMIT, new_table
+from .dfpn import (STOP_DEPTH, MAX_PLY, dfpn_search, extract_line, new_workspace, probe, replays_to_mate,
+                   store)
+from .tt import INF, NO_LIMIT, new_table
 
 DEFAULT_HASH_MB = 256
 SLICE_NODES = 200_000
+PENDING_PATHS = 1024     # rule mode: paths to interpositions of unknown futility kept
 
 
 @dataclass
@@ -46,7 +48,8 @@ class Solver:
         self.hash_mb = hash_mb
         self.table = new_table(hash_mb)
         self.workspace = new_workspace()
-        self.control = np.zeros(1, dtype=np.int64)
+        self.control = np.zeros(2, dtype=np.int64)   # [stop flag, rule-mode unknown futility]
+        self.pending = np.zeros((PENDING_PATHS, MAX_PLY + 1), dtype=np.int32)
         self.nodes = 0
         self.salt = np.int64(0)
         self._rng = random.Random()
@@ -62,18 +65,22 @@ class Solver:
         """Ask a running search to stop (safe from another thread)."""
         self.control[0] = 1
 
-    def search(self, pos, max_nodes, deadline=None, max_depth=NO_LIMIT, salt=None):
+    def search(self, pos, max_nodes, deadline=None, max_depth=NO_LIMIT, salt=None, rule=False):
         """df-pn from pos (attacker to move) until proven, disproven or out of budget,
         for a mate within max_depth plies. Returns (pn, dn, stop reason or None,
-        length: of the proof, or the depth a disproof holds to)."""
+        length: of the proof, or the depth a disproof holds to). A search in another
+        namespace (`salt`) also uses the proofs and disproofs of the main one. With
+        rule=True futile interpositions are no defence (dfpn_search; `salt` must then
+        name a namespace of rule-mode searches only)."""
         salt = self.salt if salt is None else salt
         spent = 0
         while True:
             budget = min(SLICE_NODES, max_nodes - spent) if max_nodes is not None else SLICE_NODES
             if budget <= 0:
                 return 1, 1, "node limit", -1
-            pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table, salt,
-                                                  max_depth, budget, self.control, *self.workspace)
+            pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table, salt, self.salt, rule,
+                                                  max_depth, budget, self.control, self.pending,
+                                                  *self.workspace)
             spent += n
             self.nodes += n
             if pn == 0 or dn == 0:
@@ -87,10 +94,26 @@ class Solver:
             if n == 0:
                 return pn, dn, "no progress", -1
 
-    def probe(self, pos, attacker):
+    def pending_paths(self):
+        """After a rule-mode search: the USI paths (from its root) to the interpositions
+        whose futility was not known, as many as were kept."""
+        kept = min(int(self.control[1]), PENDING_PATHS)
+        return [[notation.move_to_usi(int(m)) for m in self.pending[k, 1:1 + self.pending[k, 0]]]
+                for k in range(kept)]
+
+    def probe(self, pos, attacker, salt=None):
         out = np.zeros(4, dtype=np.int64)
-        found = probe(*self.table, self.salt, pos.board, pos.hands, pos.state, attacker, out)
+        found = probe(*self.table, self.salt if salt is None else salt, pos.board, pos.hands,
+                      pos.state, attacker, out)
         return found, out
+
+    def store(self, pos, attacker, proven, length=NO_LIMIT):
+        """Record in the main namespace a result settled outside the search: proven
+        (mate within `length` plies, a true bound) or disproven (no mate at all), for
+        the attacker's hand of pos."""
+        pn, dn = (0, INF) if proven else (INF, 0)
+        store(*self.table, self.salt, pos.board, pos.hands, pos.state, attacker, pn, dn,
+              length if proven else NO_LIMIT)
 
     def proven(self, pos, attacker, max_nodes=100_000):
         """(length bound) if pos is proven mate for the attacker, searching a little if
@@ -112,13 +135,18 @@ class Solver:
             worst = max(worst, sub + 1)
         return worst
 
-    def mating_line(self, pos, max_plies=MAX_PLY):
+    def mating_line(self, pos, max_plies=MAX_PLY, salt=None):
         """A mating line read from the table (numba), falling back to the Python walk,
-        which re-proves what the table lost, when the fast path cannot finish."""
+        which re-proves what the table lost, when the fast path cannot finish. With
+        `salt` (another namespace, e.g. the depth-limited searches'), the line is read
+        from the proofs of both and None is returned when they lack one."""
         buf = np.empty(max_plies + 1, dtype=np.int32)
-        n = extract_line(pos.board, pos.hands, pos.state, *self.table, self.salt, buf, max_plies)
+        n = extract_line(pos.board, pos.hands, pos.state, *self.table,
+                         self.salt if salt is None else salt, self.salt, buf, max_plies)
         if n >= 0:
             return [notation.move_to_usi(int(m)) for m in buf[:n]]
+        if salt is not None:
+            return None
         return self._mating_line_slow(pos, max_plies)
 
     def _mating_line_slow(self, pos, max_plies):
