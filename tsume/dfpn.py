@@ -624,8 +624,9 @@ def replays_to_mate(board, hands, state, line, n):
 
 
 @njit(cache=True)
-def store(keys, thands, vals, salt, board, hands, state, attacker, pn, dn, length):
+def store(keys, thands, vals, salt, board, hands, state, attacker, pn, dn, length, amount):
     """Write a result settled outside the search (e.g. by mudaai.py) for the current
-    position; the attacker's hand is the proof or disproof hand."""
+    position; the attacker's hand is the proof or disproof hand, `amount` the effort
+    it stands for (what decides which entries a full cluster keeps)."""
     tt_store(keys, thands, vals, np.int32(salt & 0x3FFFFFFF), table_key(state, hands, salt),
-             hands[attacker], pn, dn, 1, length)
+             hands[attacker], pn, dn, amount, length)

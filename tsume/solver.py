@@ -112,8 +112,10 @@ class Solver:
         (mate within `length` plies, a true bound) or disproven (no mate at all), for
         the attacker's hand of pos."""
         pn, dn = (0, INF) if proven else (INF, 0)
+        # A large effort: these are read by later searches that cannot redo them (the
+        # rule mode), so a cluster full of the searches' own results keeps them.
         store(*self.table, self.salt, pos.board, pos.hands, pos.state, attacker, pn, dn,
-              length if proven else NO_LIMIT)
+              length if proven else NO_LIMIT, 1 << 24)
 
     def proven(self, pos, attacker, max_nodes=100_000):
         """(length bound) if pos is proven mate for the attacker, searching a little if
