@@ -526,19 +526,41 @@ def _moves_to(board, colour, target, out, n):
     return n
 
 
+@njit(cache=True, inline="always")
+def _pinned_away(board, ksq, frm, to, colour):
+    """Would moving colour's piece from frm to `to` open a line from an enemy slider to
+    its king on ksq? (frm pinned, and `to` off the pin line.) A non-king move while in
+    check by one piece that captures or blocks it can expose the king in no other way."""
+    d = DIRECTION_TO[ksq, frm]
+    if d < 0 or d >= 8 or DIRECTION_TO[ksq, to] == d:
+        return False
+    t = STEP[ksq, d]
+    while t != frm:
+        if board[t] != 0:
+            return False            # something else already shields the king
+        t = STEP[t, d]
+    t = STEP[frm, d]
+    while t >= 0:
+        p = board[t]
+        if p != 0:
+            return (p >> 4) != colour and (SLIDE_MASK[p] >> OPPOSITE[d]) & 1 == 1
+        t = STEP[t, d]
+    return False
+
+
 @njit(cache=True)
 def _safe_moves_to(board, hands, state, target, ksq, out, n, first_only):
     """Append the board moves (not king) of the side to move onto target that leave its
-    king at ksq safe; returns the new count."""
+    king at ksq safe; returns the new count. The side to move is in check by one piece
+    and target is that piece's square or a square between it and the king, so a move
+    is safe unless its piece is pinned (no need to play it out)."""
     c = state[SIDE]
     start = n
     n = _moves_to(board, c, target, out, n)
     k = start
     for j in range(start, n):
         m = out[j]
-        cap = do_move(board, hands, state, m)
-        ok = not attacked(board, ksq, 1 - c)
-        undo_move(board, hands, state, m, cap)
+        ok = not _pinned_away(board, ksq, (m >> 7) & 127, target, c)
         if ok:
             out[k] = m
             k += 1
