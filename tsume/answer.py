@@ -45,6 +45,67 @@ def display_order(move):
     return (usi.rstrip("+"), not usi.endswith("+"))
 
 
+def line_of_length(root, length, proof_length, defences, max_steps=5_000):
+    """The longest mating line, up to `length` plies, that can be read from stored
+    proofs; None if none can. proof_length(pos) is the shortest stored proof of pos
+    (None if none): an upper bound of its value only. defences(pos) are the defender's
+    replies that count (USI order). The attacker plays the check with the shortest
+    proof (display order among equals); the defender tries replies by longest proof
+    first, backtracking (branch and bound on those bounds) while a longer line may
+    exist, and stopping at one of `length` plies. The line ends where the defender has
+    no reply that counts. An explicit stack, so lines of any length fit; max_steps
+    bounds the attacker nodes visited."""
+    best_line = None
+    moves, stack = [], []
+    pos, steps = root.copy(), 0
+    while True:
+        steps += 1
+        if steps <= max_steps:
+            best = None
+            for move in sorted(movegen.check_moves_of(pos), key=display_order):
+                child = pos.copy()
+                child.push(move)
+                bound = proof_length(child)
+                if bound is not None and (best is None or bound < best[0]):
+                    best = (bound, move, child)
+            if best is not None:
+                moves.append(notation.move_to_usi(best[1]))
+                candidates = []
+                for move in defences(best[2]):
+                    child = best[2].copy()
+                    child.push(move)
+                    bound = proof_length(child)
+                    if bound is None:
+                        candidates = None       # a reply without a proof: not readable
+                        break
+                    candidates.append((-bound, notation.move_to_usi(move), child))
+                if candidates == []:
+                    if best_line is None or len(moves) > len(best_line):
+                        best_line = list(moves)
+                        if len(best_line) >= length:
+                            return best_line
+                elif candidates:
+                    candidates.sort(key=lambda c: c[0])
+                    stack.append([candidates, 0, len(moves)])
+        # Next defender choice: the top frame's next candidate that may still give a
+        # longer line than the best one, else backtrack.
+        while stack:
+            frame = stack[-1]
+            if frame[1] < len(frame[0]):
+                bound, usi, child = frame[0][frame[1]]
+                frame[1] += 1
+                if best_line is not None and frame[2] + 1 - bound <= len(best_line):
+                    frame[1] = len(frame[0])    # sorted by bound: none further can
+                    continue
+                del moves[frame[2]:]
+                moves.append(usi)
+                pos = child
+                break
+            stack.pop()
+        else:
+            return best_line
+
+
 def _hand_is_empty(pos, colour):
     return int(pos.hands[colour]) == 0
 
@@ -290,10 +351,24 @@ def find_answer(solver, root, proof_line, upper, yozume_nodes=100_000, check_yoz
         # is settled and the line has it, that length is reported as exact; the choices
         # among lines (駒余り, 変同) are left unmade.
         moves = list(proof_line)
-        if finder.bound is not None and finder.bound < len(moves):
-            shorter = solver.mating_line(root, salt=finder.salt)
-            if shorter is not None and len(shorter) < len(moves) and verify_mating_line(root, shorter):
-                moves = shorter
+        bound = finder.bound if finder.bound is not None else upper
+        if bound != len(moves):
+            # A line as long as the shortest mate proven (the proof line may be longer,
+            # or shorter: its defender may give up early), read from the proofs of the
+            # analysis and of the main search.
+            def proof_length(pos):
+                known = [out[2] for found, out in (solver.probe(pos, finder.attacker, salt=s)
+                                                   for s in (finder.salt, solver.salt))
+                         if found and out[0] == 0]
+                return int(min(known)) if known else None
+
+            def replies(pos):
+                return sorted(movegen.legal_moves_of(pos), key=notation.move_to_usi)
+
+            other = line_of_length(root, bound, proof_length, replies)
+            if other is not None and (len(moves) > bound or len(other) > len(moves)) \
+                    and verify_mating_line(root, other):
+                moves = other
         exact = length is not None and length == len(moves)
         finder.henka, finder.last_move_alternatives = [], []
     answer = Answer(length=len(moves), moves=moves, exact=exact)

@@ -517,19 +517,9 @@ def new_workspace():
 
 
 @njit(cache=True)
-def _proof_length(keys, thands, vals, key, hand, look):
-    """Length of the shortest stored proof of a position, or -1 when none is stored."""
-    if tt_lookup(keys, thands, vals, key, hand, NO_LIMIT, look) and look[0] == 0:
-        return look[2]
-    return -1
-
-
-@njit(cache=True)
-def extract_line(board, hands, state, keys, thands, vals, salt, known_salt, line, max_len):
+def extract_line(board, hands, state, keys, thands, vals, salt, line, max_len):
     """Read a mating line out of the table: the attacker plays the proven check with the
-    shortest stored mate, the defender the reply with the longest. Proofs of both
-    namespaces (`salt`, `known_salt`) are used, a position's shortest one counting, so
-    the line is no longer than the root's shortest stored proof. Returns the number
+    shortest stored mate, the defender the reply with the longest. Returns the number
     of plies written to `line`, or -(ply + 1) when the table lacks a proof needed at
     that ply (the caller then re-proves from there). The position is restored."""
     attacker = state[SIDE]
@@ -563,24 +553,20 @@ def extract_line(board, hands, state, keys, thands, vals, salt, known_salt, line
         for i in range(nm):
             m = moves[i]
             cap = do_move(board, hands, state, m)
-            key = table_key(state, hands, salt)
-            length = _proof_length(keys, thands, vals, key, hands[attacker], look)
-            if known_salt != salt:
-                other = _proof_length(keys, thands, vals, key ^ salt ^ known_salt, hands[attacker], look)
-                if other >= 0 and (length < 0 or other < length):
-                    length = other
+            ok = tt_lookup(keys, thands, vals, table_key(state, hands, salt), hands[attacker], NO_LIMIT, look)
             undo_move(board, hands, state, m, cap)
+            proven = ok and look[0] == 0
             if attacking:
-                if length >= 0 and (chosen < 0 or length < chosen_len):
+                if proven and (chosen < 0 or look[2] < chosen_len):
                     chosen = i
-                    chosen_len = length
+                    chosen_len = look[2]
             else:
-                if length < 0:
+                if not proven:
                     chosen = -2
                     break
-                if chosen < 0 or length > chosen_len:
+                if chosen < 0 or look[2] > chosen_len:
                     chosen = i
-                    chosen_len = length
+                    chosen_len = look[2]
         if chosen < 0:
             result = -(n + 1)
             break

@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from . import movegen, notation
-from .answer import display_order
+from .answer import display_order, line_of_length
 from . import pieces as P
 
 # Rule-mode searches get a namespace of their own (high bits of the salt only: the low
@@ -225,49 +225,14 @@ class FutilityRule:
                 best = int(out[2])
         return best
 
-    def line(self, root, salt, length, max_steps=2_000):
-        """A line of exactly `length` plies read from the proofs (rule namespace or
-        main): the attacker plays the check with the shortest stored proof (USI order
-        among equals), the defender a real defence whose stored bound keeps the line at
-        `length` (backtracking over such defences when one leads to a shorter line);
-        it ends where only futile interpositions are left. None when no such line is
-        found within max_steps positions (a stored bound is an upper bound only)."""
-        steps = [0]
-
-        def attack(pos, target):
-            steps[0] += 1
-            if steps[0] > max_steps or target < 1:
-                return None
-            best = None
-            for move in sorted(movegen.check_moves_of(pos), key=display_order):
-                child = pos.copy()
-                child.push(move)
-                bound = self._proof_length(child, salt)
-                if bound is not None and (best is None or bound < best[0]):
-                    best = (bound, move, child)
-            if best is None or best[0] != target - 1:
-                return None          # no proof, or a faster mate: this line is not it
-            rest = defend(best[2], target - 1)
-            return None if rest is None else [notation.move_to_usi(best[1])] + rest
-
-        def defend(pos, target):
-            defences = [m for m in sorted(movegen.legal_moves_of(pos), key=notation.move_to_usi)
-                        if not self.is_futile(pos, m)]
-            if not defences:
-                return [] if target == 0 else None
-            if target == 0:
-                return None
-            for move in defences:
-                child = pos.copy()
-                child.push(move)
-                if self._proof_length(child, salt) != target - 1:
-                    continue
-                rest = attack(child, target - 1)
-                if rest is not None:
-                    return [notation.move_to_usi(move)] + rest
-            return None
-
-        return attack(root.copy(), length)
+    def line(self, root, salt, length):
+        """The longest line up to `length` plies read from the proofs of the rule
+        namespace and the main one, ending where only futile interpositions are left
+        (see answer.line_of_length); None when none can be read."""
+        def defences(pos):
+            return [m for m in sorted(movegen.legal_moves_of(pos), key=notation.move_to_usi)
+                    if not self.is_futile(pos, m)]
+        return line_of_length(root, length, lambda pos: self._proof_length(pos, salt), defences)
 
 
 def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
@@ -322,14 +287,13 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
                 continue
             if pn != 0:
                 break
-            try:
-                new_line = rule.line(root, salt, int(found))
-            except RecursionError:      # very long lines: left to the strict answer
-                new_line = None
+            new_line = rule.line(root, salt, int(found))
             if new_line is None or not verify_mating_line(root, new_line, rule=True):
                 break
             answered = True
-            length, line = len(new_line), new_line
+            # The next question counts down from the proven bound, not from the line,
+            # whose defender may give up early (then the length is not settled).
+            length, line = int(found), new_line
             if rule.settle_line(root, new_line):
                 # New futile interpositions: what the rule namespace disproved may no
                 # longer hold, so continue in a fresh one (its proofs stay true).
@@ -338,7 +302,9 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
         pass
     if not answered:
         return None
-    return length, line, settled
+    if line is None:
+        return length, None, settled
+    return len(line), line, settled and len(line) == length
 
 
 def interposes(pos, reply):

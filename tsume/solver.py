@@ -137,18 +137,13 @@ class Solver:
             worst = max(worst, sub + 1)
         return worst
 
-    def mating_line(self, pos, max_plies=MAX_PLY, salt=None):
+    def mating_line(self, pos, max_plies=MAX_PLY):
         """A mating line read from the table (numba), falling back to the Python walk,
-        which re-proves what the table lost, when the fast path cannot finish. With
-        `salt` (another namespace, e.g. the depth-limited searches'), the line is read
-        from the proofs of both and None is returned when they lack one."""
+        which re-proves what the table lost, when the fast path cannot finish."""
         buf = np.empty(max_plies + 1, dtype=np.int32)
-        n = extract_line(pos.board, pos.hands, pos.state, *self.table,
-                         self.salt if salt is None else salt, self.salt, buf, max_plies)
+        n = extract_line(pos.board, pos.hands, pos.state, *self.table, self.salt, buf, max_plies)
         if n >= 0:
             return [notation.move_to_usi(int(m)) for m in buf[:n]]
-        if salt is not None:
-            return None
         return self._mating_line_slow(pos, max_plies)
 
     def _mating_line_slow(self, pos, max_plies):
