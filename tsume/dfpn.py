@@ -16,8 +16,8 @@ stored disproof is always path-independent. Proofs never depend on repetitions.
 import numpy as np
 from numba import njit
 
-from .movegen import (DIRECTION_TO, DROP_BASE, MAX_MOVES, STEP, emit_moves, attacked, check_moves, do_move,
-                      evasions, sole_checker, undo_move)
+from .movegen import (DIRECTION_TO, DROP_BASE, MAX_MOVES, STEP, attacked, check_moves, do_move,
+                      emit_moves, evasions, sole_checker, undo_move)
 from .pieces import HAND_MASK, HAND_SHIFT, HAND_MIX
 from .position import KEY, KING_SQ, SIDE
 from .tt import INF, NO_LIMIT, tt_lookup, tt_store
@@ -143,7 +143,7 @@ def _lookup(keys, thands, vals, key, salt, known_salt, hand, remaining, look):
 
 
 @njit(cache=True)
-def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, attacker, scratch):
+def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, attacker, scratch, look):
     """Rule mode (無駄合, SPEC §2.4 rule D2). The defender has just interposed on `to`
     against the slider on `checker`; attacker to move. The interposition is futile when
     the checker can take the piece and, with that piece handed back to the defender,
@@ -154,7 +154,6 @@ def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, 
     n = emit_moves(scratch, 0, checker, to, board[checker], attacker)
     status = 0
     unknown = False
-    look = np.empty(4, dtype=np.int64)
     for i in range(n):
         m = scratch[i]
         cap = do_move(board, hands, state, m)
@@ -217,7 +216,7 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
         d = DIRECTION_TO[ksq, checker]
         if to != ksq and DIRECTION_TO[ksq, to] == d and DIRECTION_TO[to, checker] == d:
             futile = _futility(board, hands, state, keys, thands, vals, known_salt, checker, to,
-                               attacker, scratch)
+                               attacker, scratch, look)
     if futile == 1:
         work_pn[ply, i] = 0
         work_dn[ply, i] = INF
@@ -285,9 +284,11 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     depth-limited; pass `salt` for none) are used where no entry of this one is found:
     they hold whatever the namespace. With `rule` set, futile interpositions are not
     defences (無駄合, see _futility; control[1] counts those whose futility was not
-    known, and `pending` keeps the paths to the first of them): a proof is then a mate by that rule and its length counts no futile
-    interposition, so such a search needs a namespace of its own. Returns (root pn, root dn, nodes, stop reason, length):
-    length is the proof's mate length, or for a disproof the depth it holds to.
+    known, and `pending` keeps the paths to the first of them): a proof is then a
+    mate by that rule and its length counts no futile interposition, so such a search
+    needs a namespace of its own. Returns (root pn, root dn, nodes, stop reason,
+    length): length is the proof's mate length, or for a disproof the depth it holds
+    to.
     The table keeps everything learned, so a call that stopped at max_nodes can simply
     be called again to continue.
 
