@@ -46,6 +46,26 @@ def hand_count(hand, kind):
     return (hand >> HAND_SHIFT[kind]) & HAND_MASK[kind]
 
 
+# ---------------------------------------------------------------- position set-up
+@njit(cache=True)
+def fill_state(board, side, state):
+    """state from the board: side, Zobrist key, king squares (compiled: a Python loop
+    over the squares cost more than solving a short problem)."""
+    state[SIDE] = side
+    state[KING_SQ] = -1
+    state[KING_SQ + 1] = -1
+    key = np.int64(0)
+    for sq in range(81):
+        p = board[sq]
+        if p:
+            key ^= ZOBRIST_BOARD[p, sq]
+            if p & 15 == _KING:
+                state[KING_SQ + (p >> 4)] = sq
+    if side == 1:                      # White to move
+        key ^= ZOBRIST_SIDE
+    state[KEY] = key
+
+
 # ---------------------------------------------------------------- do / undo
 @njit(cache=True)
 def do_move(board, hands, state, move):

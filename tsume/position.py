@@ -9,31 +9,11 @@ The board key leaves the hands out on purpose: the transposition table stores th
 attacker's hand beside the key so that hand superiority can be used on lookup.
 """
 import numpy as np
-from numba import njit
 
 from . import pieces as P
 from .errors import PositionError
 
 SIDE, KEY, KING_SQ = 0, 1, 2   # state[KING_SQ + colour] is that colour's king square
-
-
-@njit(cache=True)
-def _fill_state(board, side, state):
-    """state from the board: side, Zobrist key, king squares (compiled: a Python loop
-    over the squares cost more than solving a short problem)."""
-    state[SIDE] = side
-    state[KING_SQ] = -1
-    state[KING_SQ + 1] = -1
-    key = np.int64(0)
-    for sq in range(81):
-        p = board[sq]
-        if p:
-            key ^= P.ZOBRIST_BOARD[p, sq]
-            if p & 15 == P.KING:
-                state[KING_SQ + (p >> 4)] = sq
-    if side == P.WHITE:
-        key ^= P.ZOBRIST_SIDE
-    state[KEY] = key
 
 
 class Position:
@@ -45,7 +25,8 @@ class Position:
         self.board = np.asarray(board, dtype=np.int8).copy()
         self.hands = np.asarray(hands, dtype=np.int64).copy()
         self.state = np.zeros(4, dtype=np.int64)
-        _fill_state(self.board, side, self.state)
+        from .movegen import fill_state      # here: importing this module stays light (no numba)
+        fill_state(self.board, side, self.state)
 
     # ------------------------------------------------------------ construction
     @classmethod
