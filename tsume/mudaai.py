@@ -47,6 +47,8 @@ class FutilityRule:
         self.undecided = False      # some question was left open: the length may not be minimal
         self._futile = {}
         self._open = set()          # futility questions the budget left undecided
+        self._retried = set()       # ... and asked once more with a larger budget
+        self.stop_at = None         # node count (solver.nodes) where every question stops
 
     # ------------------------------------------------------------ mate existence
     def _attacker_mates(self, pos):
@@ -54,7 +56,10 @@ class FutilityRule:
         for none, None if the budget did not settle it."""
         if self.deadline is not None and time.perf_counter() >= self.deadline:
             raise RuleBudgetExceeded
-        pn, dn, _, length = self.solver.search(pos, self.query_nodes, deadline=self.deadline)
+        left = self.query_nodes if self.stop_at is None else self.stop_at - self.solver.nodes
+        if left <= 0:
+            raise RuleBudgetExceeded
+        pn, dn, _, length = self.solver.search(pos, min(self.query_nodes, left), deadline=self.deadline)
         if pn == 0:
             return int(length)
         if dn == 0:
@@ -204,11 +209,14 @@ class FutilityRule:
                 cur.push_usi(usi)
             reply = notation.usi_to_move(path[-1])
             key = (cur.key(), reply)
-            if key in self._open:
-                # Asked before and left open: ask again with a larger budget.
-                saved, self.query_nodes = self.query_nodes, self.query_nodes * 20
-                self.is_futile(cur, reply)
-                self.query_nodes = saved
+            if key in self._open and key not in self._retried:
+                # Asked before and left open: ask once more with a larger budget.
+                self._retried.add(key)
+                saved, self.query_nodes = self.query_nodes, self.query_nodes * 4
+                try:
+                    self.is_futile(cur, reply)
+                finally:
+                    self.query_nodes = saved
                 fresh += key not in self._open
             elif key not in self._futile:
                 fresh += 1
@@ -257,6 +265,7 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
         except RuleBudgetExceeded:
             rule.visited = 0            # fall through to the engine's rule mode
     stop_at = solver.nodes + total_nodes
+    rule.stop_at = stop_at
     salt = solver.salt ^ _RULE_NAMESPACE
     length, line, settled, answered = bound, None, False, False
     try:
