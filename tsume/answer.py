@@ -346,16 +346,16 @@ def find_answer(solver, root, proof_line, upper, yozume_nodes=100_000, check_yoz
         moves, end = finder.line(root, length)
         exact = True
     except OutOfBudget:
-        # Report the shortest line known: the one read from the depth-limited proofs
-        # when they found a shorter mate than the proof line. When the shortest length
-        # is settled and the line has it, that length is reported as exact; the choices
+        # Report a line as long as the shortest mate proven so far when the proofs
+        # give one (see below), else the proof line. When the shortest length is
+        # settled and the line has it, that length is reported as exact; the choices
         # among lines (駒余り, 変同) are left unmade.
         moves = list(proof_line)
         bound = finder.bound if finder.bound is not None else upper
         if bound != len(moves):
-            # A line as long as the shortest mate proven (the proof line may be longer,
-            # or shorter: its defender may give up early), read from the proofs of the
-            # analysis and of the main search.
+            # The proof line may be longer than that mate, or shorter (its defender
+            # may give up early): read one from the proofs of the analysis and of the
+            # main search, and keep it if it is closer to the bound.
             def proof_length(pos):
                 known = [out[2] for found, out in (solver.probe(pos, finder.attacker, salt=s)
                                                    for s in (finder.salt, solver.salt))
