@@ -183,6 +183,12 @@ def test_exact_length_starts_from_the_proof_bound_not_the_proof_line():
         assert pn == 0
         found = find_answer(solver, root, short_line, int(upper), check_yozume=False, mudaai=False)
         assert found.length == best.length == 7, cols[2]
+        # With no budget for the analysis, the answer is still a line as long as the
+        # proven bound, read from the proofs, not the short line.
+        starved = find_answer(solver, root, short_line, int(upper), check_yozume=False,
+                              mudaai=False, total_nodes=0)
+        assert not starved.exact and starved.length == 7, (cols[2], starved.moves)
+        assert_line_mates_under_cshogi(cols[0], starved.moves)
         return
     pytest.skip("no tanuki 7-ply row with a quickly lost defence")
 

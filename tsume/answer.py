@@ -46,7 +46,7 @@ def display_order(move):
 
 
 def line_of_length(root, length, proof_length, defences, max_steps=5_000):
-    """The longest mating line, up to `length` plies, that can be read from stored
+    """The longest mating line of at most `length` plies that can be read from stored
     proofs; None if none can. proof_length(pos) is the shortest stored proof of pos
     (None if none): an upper bound of its value only. defences(pos) are the defender's
     replies that count (USI order). The attacker plays the check with the shortest
@@ -79,7 +79,10 @@ def line_of_length(root, length, proof_length, defences, max_steps=5_000):
                         candidates = None       # a reply without a proof: not readable
                         break
                     candidates.append((-bound, notation.move_to_usi(move), child))
-                if candidates == []:
+                # Bounds read from different proofs need not agree (a table that
+                # dropped an entry keeps a longer proof): a line past `length` is
+                # not taken.
+                if candidates == [] and len(moves) <= length:
                     if best_line is None or len(moves) > len(best_line):
                         best_line = list(moves)
                         if len(best_line) >= length:
@@ -351,20 +354,22 @@ def find_answer(solver, root, proof_line, upper, yozume_nodes=100_000, check_yoz
         # settled and the line has it, that length is reported as exact; the choices
         # among lines (駒余り, 変同) are left unmade.
         moves = list(proof_line)
-        bound = finder.bound if finder.bound is not None else upper
+
+        def proof_length(pos):
+            known = [out[2] for found, out in (solver.probe(pos, finder.attacker, salt=s)
+                                               for s in (finder.salt, solver.salt))
+                     if found and out[0] == 0]
+            return int(min(known)) if known else None
+
+        def replies(pos):
+            return sorted(movegen.legal_moves_of(pos), key=notation.move_to_usi)
+
+        # The shortest mate proven: by this analysis, or stored by an earlier one.
+        bound = min(b for b in (finder.bound, upper, proof_length(root)) if b is not None)
         if bound != len(moves):
             # The proof line may be longer than that mate, or shorter (its defender
             # may give up early): read one from the proofs of the analysis and of the
             # main search, and keep it if it is closer to the bound.
-            def proof_length(pos):
-                known = [out[2] for found, out in (solver.probe(pos, finder.attacker, salt=s)
-                                                   for s in (finder.salt, solver.salt))
-                         if found and out[0] == 0]
-                return int(min(known)) if known else None
-
-            def replies(pos):
-                return sorted(movegen.legal_moves_of(pos), key=notation.move_to_usi)
-
             other = line_of_length(root, bound, proof_length, replies)
             if other is not None and (len(moves) > bound or len(other) > len(moves)) \
                     and verify_mating_line(root, other):

@@ -86,8 +86,10 @@ def tt_lookup(keys, hands, vals, key, hand, remaining, out):
 
 @njit(cache=True)
 def tt_store(keys, hands, vals, generation, key, hand, pn, dn, amount, length):
-    """Store a result. A proof also clears the same board's entries that it makes
-    redundant (hands that hold the proof pieces); a disproof likewise."""
+    """Store a result. A proof also clears the same board's running entries that it
+    makes redundant (hands that hold the proof pieces); a disproof likewise. Final
+    results of the other kind stay: with depth limits a proof and a shallower
+    disproof of one position are both true."""
     mask = keys.shape[0] // CLUSTER - 1
     base = (key & mask) * CLUSTER
     slot = -1
@@ -100,13 +102,20 @@ def tt_store(keys, hands, vals, generation, key, hand, pn, dn, amount, length):
             continue
         h = hands[i]
         if h == hand:
+            if (vals[i, 0] == 0 or vals[i, 1] == 0) and (vals[i, 0] != 0 or pn != 0) \
+                    and (vals[i, 1] != 0 or dn != 0):
+                # A final result that this one does not repeat stays: with depth
+                # limits a proof too long to be used here and a disproof too shallow
+                # both remain true, and a later search at another depth needs them.
+                continue
             slot = i
             break
-        if pn == 0 and vals[i, 0] != 0 and hand_covers(h, hand):
+        running = vals[i, 0] != 0 and vals[i, 1] != 0
+        if pn == 0 and running and hand_covers(h, hand):
             vals[i, 2] = 0            # made redundant by this proof
             if slot < 0:
                 slot = i
-        elif dn == 0 and vals[i, 1] != 0 and hand_covers(hand, h):
+        elif dn == 0 and running and hand_covers(hand, h):
             vals[i, 2] = 0            # made redundant by this disproof
             if slot < 0:
                 slot = i
