@@ -266,6 +266,7 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
             rule.visited = 0            # fall through to the engine's rule mode
     stop_at = solver.nodes + total_nodes
     rule.stop_at = stop_at
+    fresh = 0
     salt = solver.salt ^ _RULE_NAMESPACE
     length, line, settled, answered = bound, None, False, False
     try:
@@ -292,7 +293,8 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
                 # disproof cannot rest on what was assumed here.
                 if not rule.settle_paths(root, solver.pending_paths()):
                     break           # nothing new could be settled
-                salt ^= np.int64(1) << 40
+                fresh += 1          # a namespace never used before (not a toggle back)
+                salt = solver.salt ^ _RULE_NAMESPACE ^ (np.int64(fresh) << 40)
                 continue
             if pn != 0:
                 break
@@ -306,7 +308,8 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
             if rule.settle_line(root, new_line):
                 # New futile interpositions: what the rule namespace disproved may no
                 # longer hold, so continue in a fresh one (its proofs stay true).
-                salt ^= np.int64(1) << 40
+                fresh += 1
+                salt = solver.salt ^ _RULE_NAMESPACE ^ (np.int64(fresh) << 40)
     except RuleBudgetExceeded:
         pass
     if not answered:
