@@ -276,8 +276,9 @@ def _note_unknown(control, pending, work_moves, best, ply, m):
 
 
 @njit(cache=True)
-def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max_depth, max_nodes, control,
-                pending, work_moves, work_pn, work_dn, work_hand, work_len, work_rep, work_next, work_wait):
+def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max_depth,
+                max_nodes, control, pending, work_moves, work_pn, work_dn, work_hand, work_len,
+                work_rep, work_next, work_wait):
     """Search from the position (attacker to move) for a mate within max_depth plies
     (NO_LIMIT: any length). Proofs and disproofs stored under `known_salt` (another
     namespace of the same problem, e.g. the main search's when this one is
@@ -351,10 +352,10 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                     work_len[ply, i] = 0
                     work_rep[ply, i] = False
                     continue
-                if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, known_salt,
-                                   attacker, or_node, child_remaining, path, ply, i, moves[i], scratch, look,
-                                   work_pn, work_dn, work_hand, work_len, work_rep, rule,
-                                   -1 if or_node else checker[ply]) < 0:
+                if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
+                                   known_salt, attacker, or_node, child_remaining, path, ply, i,
+                                   moves[i], scratch, look, work_pn, work_dn, work_hand, work_len,
+                                   work_rep, rule, -1 if or_node else checker[ply]) < 0:
                     _note_unknown(control, pending, work_moves, best, ply, moves[i])
                 nodes += 1
                 # A child that already settles this node ends the expansion: a mate in

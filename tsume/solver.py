@@ -78,9 +78,9 @@ class Solver:
             budget = min(SLICE_NODES, max_nodes - spent) if max_nodes is not None else SLICE_NODES
             if budget <= 0:
                 return 1, 1, "node limit", -1
-            pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table, salt, self.salt, rule,
-                                                  max_depth, budget, self.control, self.pending,
-                                                  *self.workspace)
+            pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table, salt,
+                                                  self.salt, rule, max_depth, budget, self.control,
+                                                  self.pending, *self.workspace)
             spent += n
             self.nodes += n
             if pn == 0 or dn == 0:
