@@ -211,7 +211,7 @@ def test_out_of_budget_analysis_reports_the_shortest_mate_it_found():
     found = find_answer(solver, root, proof_line, int(upper), check_yozume=False, mudaai=False,
                         total_nodes=300_000)
     assert not found.exact
-    assert found.length == int(cols[1]) == 31 < len(proof_line)
+    assert found.length == int(cols[1]) == 31 < int(upper)
     assert_line_mates_under_cshogi(cols[0], found.moves)
 
 
