@@ -382,10 +382,10 @@ def find_answer(solver, root, proof_line, upper, yozume_nodes=100_000, check_yoz
     if mudaai:
         bound = length if exact else (finder.bound or upper)
         # The rule's analysis may cost up to twice what the problem cost so far (at
-        # least 6M nodes, at most mudaai_nodes and what the analysis budget left):
+        # least 10M nodes, at most mudaai_nodes and what the analysis budget left):
         # enough for the classics, and a short problem does not wait long on
         # interposition questions it cannot settle.
-        rule_nodes = min(mudaai_nodes, max(6_000_000, 2 * solver.nodes),
+        rule_nodes = min(mudaai_nodes, max(10_000_000, 2 * solver.nodes),
                          max(0, finder.stop_at - solver.nodes))
         rule = rule_answer(solver, root, bound, moves, total_nodes=rule_nodes, deadline=deadline)
         if rule is None:
