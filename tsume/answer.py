@@ -45,6 +45,17 @@ def display_order(move):
     return (usi.rstrip("+"), not usi.endswith("+"))
 
 
+def stored_proof_length(solver, pos, attacker, salt):
+    """Shortest proof of pos stored in namespace `salt` or in the main one, None if
+    neither has one (an upper bound of the mate length only)."""
+    best = None
+    for s in (salt, solver.salt):
+        found, out = solver.probe(pos, attacker, salt=s)
+        if found and out[0] == 0 and (best is None or out[2] < best):
+            best = int(out[2])
+    return best
+
+
 def line_of_length(root, length, proof_length, defences, max_steps=5_000):
     """The longest mating line of at most `length` plies that can be read from stored
     proofs; None if none can. proof_length(pos) is the shortest stored proof of pos
@@ -356,10 +367,7 @@ def find_answer(solver, root, proof_line, upper, yozume_nodes=100_000, check_yoz
         moves = list(proof_line)
 
         def proof_length(pos):
-            known = [out[2] for found, out in (solver.probe(pos, finder.attacker, salt=s)
-                                               for s in (finder.salt, solver.salt))
-                     if found and out[0] == 0]
-            return int(min(known)) if known else None
+            return stored_proof_length(solver, pos, finder.attacker, finder.salt)
 
         def replies(pos):
             return sorted(movegen.legal_moves_of(pos), key=notation.move_to_usi)

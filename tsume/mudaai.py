@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from . import movegen, notation
-from .answer import display_order, line_of_length
+from .answer import display_order, line_of_length, stored_proof_length
 from . import pieces as P
 
 # Rule-mode searches get a namespace of their own (high bits of the salt only: the low
@@ -93,9 +93,8 @@ class FutilityRule:
         if not interposes(pos, reply):
             return False
         key = (pos.key(), reply)
-        if key in self._futile and key not in self._open:
+        if key in self._futile:
             return self._futile[key]
-        self._open.discard(key)
         king = pos.king_square(pos.side_to_move)
         out = np.empty(16, dtype=np.int64)
         movegen.find_attackers(pos.board, king, 1 - pos.side_to_move, out)
@@ -212,6 +211,8 @@ class FutilityRule:
             if key in self._open and key not in self._retried:
                 # Asked before and left open: ask once more with a larger budget.
                 self._retried.add(key)
+                self._open.discard(key)
+                del self._futile[key]
                 saved, self.query_nodes = self.query_nodes, self.query_nodes * 4
                 try:
                     self.is_futile(cur, reply)
@@ -224,15 +225,6 @@ class FutilityRule:
         return fresh
 
     # ------------------------------------------------------------ line
-    def _proof_length(self, pos, salt):
-        """Shortest stored proof of pos in the rule namespace or the main one."""
-        best = None
-        for s in (salt, self.solver.salt):
-            found, out = self.solver.probe(pos, self.attacker, salt=s)
-            if found and out[0] == 0 and (best is None or out[2] < best):
-                best = int(out[2])
-        return best
-
     def line(self, root, salt, length):
         """The longest line up to `length` plies read from the proofs of the rule
         namespace and the main one, ending where only futile interpositions are left
@@ -240,7 +232,9 @@ class FutilityRule:
         def defences(pos):
             return [m for m in sorted(movegen.legal_moves_of(pos), key=notation.move_to_usi)
                     if not self.is_futile(pos, m)]
-        return line_of_length(root, length, lambda pos: self._proof_length(pos, salt), defences)
+        return line_of_length(root, length,
+                              lambda pos: stored_proof_length(self.solver, pos, self.attacker, salt),
+                              defences)
 
 
 def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
@@ -263,7 +257,7 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
                     return found[0], found[1], not rule.undecided
             return bound, None, not rule.undecided
         except RuleBudgetExceeded:
-            rule.visited = 0            # fall through to the engine's rule mode
+            pass                        # too big for it: the engine's rule mode below
     stop_at = solver.nodes + total_nodes
     rule.stop_at = stop_at
     fresh = 0
