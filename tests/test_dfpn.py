@@ -207,3 +207,69 @@ def test_ghi_a_cycle_on_one_path_does_not_disprove_a_real_mate():
     result = solve(Position.from_sfen(rows["yaneuraou-issue116-umanoko"][0]), nodes=1_000_000,
                    hash_mb=64, answer=False)
     assert result.status in ("mate", "unknown")
+
+
+def _stored_proofs(solver, root, max_positions=600, max_plies=4):
+    """Positions within max_plies of root whose table entry is a proof, with the proof
+    pieces and the length stored for them."""
+    from tsume import movegen
+    attacker = root.side_to_move
+    found, frontier, seen = [], [root], 0
+    for ply in range(max_plies + 1):
+        nxt = []
+        for pos in frontier:
+            seen += 1
+            if seen > max_positions:
+                return found
+            ok, out = solver.probe(pos, attacker)
+            if ok and out[0] == 0:
+                found.append((pos, int(out[3]), int(out[2])))
+            moves = movegen.check_moves_of(pos) if ply % 2 == 0 else movegen.legal_moves_of(pos)
+            for move in moves:
+                child = pos.copy()
+                child.push(move)
+                nxt.append(child)
+        frontier = nxt
+    return found
+
+
+@pytest.mark.parametrize("tsv,limit", [("yo_mate5.tsv", 6), ("yo_mate7.tsv", 4), ("yo_mate9.tsv", 4)])
+def test_every_stored_proof_holds_with_its_proof_pieces_alone(tsv, limit):
+    """Hand superiority is only as sound as the proof pieces stored: a position the table
+    holds as proven with proof pieces P must be a mate within the stored length when
+    the attacker holds exactly P (the defender the rest). Each proof near the root,
+    whatever wrote it (the main loop, the fixed-depth check at new nodes), is searched
+    again that way with a fresh table. (Game positions with literal hands: there the
+    proof pieces are narrower than the hand; in composed problems they rarely are.)"""
+    fresh = Solver(hash_mb=16)
+    checked = 0
+    for cols in _rows(tsv, limit=limit):
+        root = Position.from_sfen(cols[0])
+        attacker = root.side_to_move
+        solver = Solver(hash_mb=16)
+        solver.new_problem()
+        assert solver.search(root, 2_000_000)[0] == 0, cols[2]
+        for pos, proof_hand, length in _stored_proofs(solver, root)[:30]:
+            if proof_hand == int(pos.hands[attacker]):
+                continue                       # nothing transfers: nothing to check
+            narrow = pos.copy()
+            total = int(pos.hands[0] + pos.hands[1])
+            narrow.hands[attacker] = proof_hand
+            narrow.hands[1 - attacker] = total - proof_hand
+            fresh.new_problem()
+            if narrow.side_to_move == attacker:
+                pn, _, _, found_length = fresh.search(narrow, 300_000, max_depth=length)
+                assert pn == 0 and found_length <= length, (cols[2], narrow.sfen(), length)
+            else:
+                # Defender to move: every reply must leave a mate within length - 1.
+                from tsume import movegen
+                replies = movegen.legal_moves_of(narrow)
+                assert replies or length == 0
+                for move in replies:
+                    child = narrow.copy()
+                    child.push(move)
+                    fresh.new_problem()
+                    pn, _, _, found_length = fresh.search(child, 300_000, max_depth=length - 1)
+                    assert pn == 0, (cols[2], child.sfen(), length)
+            checked += 1
+    assert checked, tsv          # otherwise this test would check nothing

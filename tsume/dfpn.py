@@ -17,12 +17,16 @@ import numpy as np
 from numba import njit
 
 from .movegen import (DIRECTION_TO, DROP_BASE, MAX_MOVES, STEP, attacked, check_moves, do_move,
-                      emit_moves, evasions, sole_checker, undo_move)
+                      emit_moves, evasions, mate_in_one, sole_checker, undo_move)
 from .pieces import HAND_MASK, HAND_SHIFT, HAND_MIX
 from .position import KEY, KING_SQ, SIDE
 from .tt import INF, NO_LIMIT, tt_lookup, tt_store
 
 MAX_PLY = 2048
+# A new defender node with at most this many replies gets a 2-ply check (every reply
+# allows a mate in one?). With 1 (forced replies): tanuki_generated 25-30% faster, yo_mate
+# and the classics unchanged; with 2 the failing mate searches cost more than they save.
+FIXED_DEPTH_REPLIES = 1
 STOP_NONE, STOP_NODES, STOP_FLAG, STOP_DEPTH = 0, 1, 2, 3
 _FULL_MIX = HAND_MIX[0]
 
@@ -184,11 +188,42 @@ def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, 
 
 
 @njit(cache=True)
+def _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt, attacker, replies,
+                       n, buf):
+    """Fixed-depth check at a new defender node (the king in check, its replies in
+    replies[:n]): does every reply allow a mate in one? Returns the proof pieces of
+    the node if so (a mate in two more plies), else -1. The mates found are stored as
+    the search would have stored them (the mated position, the mate in one, with their
+    proof pieces), so the line can be read back from the table."""
+    proof = interposition_guard(board, hands, state, attacker)
+    for j in range(n):
+        e = replies[j]
+        cap_e = do_move(board, hands, state, e)
+        mate = mate_in_one(board, hands, state, buf)
+        if mate < 0:
+            undo_move(board, hands, state, e, cap_e)
+            return np.int64(-1)
+        taken = board[mate & 127] if (mate >> 7) & 127 <= DROP_BASE else 0
+        cap_m = do_move(board, hands, state, mate)
+        mated_hand = interposition_guard(board, hands, state, attacker)
+        tt_store(keys, thands, vals, generation, table_key(state, hands, salt), mated_hand,
+                 0, INF, 1, 0)
+        undo_move(board, hands, state, mate, cap_m)
+        mate_hand = _proof_hand_before(mate, mated_hand, taken)
+        tt_store(keys, thands, vals, generation, table_key(state, hands, salt), mate_hand,
+                 0, INF, 1, 1)
+        proof = hand_union(proof, mate_hand)
+        undo_move(board, hands, state, e, cap_e)
+    return proof
+
+
+@njit(cache=True)
 def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, known_salt, attacker,
-                    or_node, child_remaining, path, ply, i, m, scratch, look,
+                    or_node, child_remaining, path, ply, i, m, scratch, buf, look,
                     work_pn, work_dn, work_hand, work_len, work_rep, rule, checker):
     """First values of child i (move m) of the node at `ply`: a repetition of the path,
     the table's entry (or a final result of the `known_salt` namespace), a depth cut,
+    a mate found by the fixed-depth check of a new defender node with a forced reply,
     or a first guess (defender: its number of replies, attacker: 1/1). Rule mode
     (checker >= 0: the square of a distant slider checking the king of this AND node):
     a futile interposition is no defence, so it counts as proven at once (length -1:
@@ -252,8 +287,19 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
             work_hand[ply, i] = ph
             tt_store(keys, thands, vals, generation, ck, ph, 0, INF, 1, 0)
         else:
-            work_pn[ply, i] = _first_guess(scratch, ne)
-            work_dn[ply, i] = 1
+            proof = np.int64(-1)
+            if ne <= FIXED_DEPTH_REPLIES and child_remaining >= 2 and not rule:
+                proof = _replies_all_mated(board, hands, state, keys, thands, vals, generation,
+                                           salt, attacker, scratch, ne, buf)
+            if proof >= 0:
+                work_pn[ply, i] = 0
+                work_dn[ply, i] = INF
+                work_hand[ply, i] = proof
+                work_len[ply, i] = 2
+                tt_store(keys, thands, vals, generation, ck, proof, 0, INF, 1 + 2 * ne, 2)
+            else:
+                work_pn[ply, i] = _first_guess(scratch, ne)
+                work_dn[ply, i] = 1
     else:
         work_pn[ply, i] = 1
         work_dn[ply, i] = 1
@@ -299,6 +345,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     attacker = state[SIDE]
     generation = np.int32(salt & 0x3FFFFFFF)   # entries of this problem (see tt.py)
     scratch = np.empty(2 * MAX_MOVES, dtype=np.int32)
+    buf3 = np.empty(2 * MAX_MOVES, dtype=np.int32)     # the fixed-depth check's own
     look = np.empty(4, dtype=np.int64)
     last_drop = np.empty(81, dtype=np.int64)
     nmoves = np.zeros(MAX_PLY, dtype=np.int64)
@@ -354,7 +401,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                     continue
                 if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
                                    known_salt, attacker, or_node, child_remaining, path, ply, i,
-                                   moves[i], scratch, look, work_pn, work_dn, work_hand, work_len,
+                                   moves[i], scratch, buf3, look, work_pn, work_dn, work_hand, work_len,
                                    work_rep, rule, -1 if or_node else checker[ply]) < 0:
                     _note_unknown(control, pending, work_moves, best, ply, moves[i])
                 nodes += 1
@@ -383,7 +430,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                     work_wait[ply, j] = False
                     if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
                                        known_salt, attacker, False, max_depth - ply - 1, path, ply, j,
-                                       work_moves[ply, j], scratch, look,
+                                       work_moves[ply, j], scratch, buf3, look,
                                        work_pn, work_dn, work_hand, work_len, work_rep, rule,
                                        checker[ply]) < 0:
                         _note_unknown(control, pending, work_moves, best, ply, work_moves[ply, j])
