@@ -8,7 +8,8 @@ Sets: the first --count rows of yo_mate3..11 (literal hands), all of tanuki_gene
 and the short and medium 将棋図巧/将棋無双 (published length <= --max-length).
 Node counts are each solver's own notion of a node; compare them with care. Ours is
 timed for the proof and a replayed mating line (answer=False), like the peers' search
-plus get_pv; the tsume answer analysis (answer.py) is not included.
+plus get_pv; the tsume answer analysis (answer.py) is not included. Parsing the SFEN is
+outside the timer for all three.
 """
 import argparse
 import statistics
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "problems"
 
 from tsume.position import Position  # noqa: E402
-from tsume.solver import solve  # noqa: E402
+from tsume.solver import shared_solver, solve  # noqa: E402
 
 
 def load_sets(count, max_length):
@@ -46,10 +47,11 @@ def load_sets(count, max_length):
 
 
 def run_ours(sfen, time_limit, hash_mb):
+    pos = Position.from_sfen(sfen)      # outside the timer, like the peers' cshogi.Board(sfen)
     t = time.perf_counter()
     # The proof alone, as the peers do (they return a bool and a PV); the composer's
     # analysis (exact length, 無駄合, 余詰) is extra work they do not do.
-    result = solve(Position.from_sfen(sfen), time_limit=time_limit, hash_mb=hash_mb, answer=False)
+    result = solve(pos, time_limit=time_limit, hash_mb=hash_mb, answer=False)
     return result.status == "mate", time.perf_counter() - t, result.nodes
 
 
@@ -82,7 +84,13 @@ def main():
     ap.add_argument("--sets", default=None, help="comma-separated subset of set names")
     args = ap.parse_args()
 
-    solve(Position.from_sfen("8k/9/9/7+R1/9/9/9/9/9 b LP 1"))      # compile / load cache
+    solve(Position.from_sfen("8k/9/9/7+R1/9/9/9/9/9 b LP 1"), hash_mb=args.hash)   # load the cache
+    # Our table is allocated once and reused by every problem of the run. Touch all of it
+    # before timing: its first-touch page faults (about 1 ms per MB on these machines)
+    # would otherwise be charged to the first set's problems only. The peers' tables are
+    # also made outside the timer.
+    for array in shared_solver(args.hash).table:
+        array.fill(0)
     sets = load_sets(args.count, args.max_length)
     if args.sets:
         wanted = args.sets.split(",")

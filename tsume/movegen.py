@@ -9,8 +9,9 @@ tiny fixed-size scratch arrays.
 import numpy as np
 from numba import njit
 
+from .notation import usi_to_move
 from .pieces import (DIRECTION_TO, HAND_MASK, HAND_SHIFT, OPPOSITE, SLIDE_MASK, STEP,
-                     STEP_MASK, ZOBRIST_BOARD, ZOBRIST_SIDE)
+                     STEP_MASK, ZOBRIST_BOARD, ZOBRIST_SIDE, unpack_hand)
 from .position import KEY, KING_SQ, SIDE
 
 MAX_MOVES = 1024          # shogi's maximum is 593 legal moves; the rest is scratch room
@@ -657,6 +658,19 @@ def all_moves(board, hands, state, out):
     return legal_moves(board, hands, state, out)
 
 
+@njit(cache=True)
+def hands_after(board, hands, state, line, n, out):
+    """Both hands after line[:n] (moves known to be legal) into out; the position is
+    restored. One call instead of a Python push per move."""
+    caps = np.empty(n + 1, dtype=np.int64)
+    for i in range(n):
+        caps[i] = do_move(board, hands, state, line[i])
+    out[0] = hands[0]
+    out[1] = hands[1]
+    for i in range(n - 1, -1, -1):
+        undo_move(board, hands, state, line[i], caps[i])
+
+
 # ---------------------------------------------------------------- Python-facing wrappers
 def _buffer():
     return np.empty(2 * MAX_MOVES, dtype=np.int32)
@@ -680,3 +694,11 @@ def is_in_check(pos):
 
 def push(pos, move):
     do_move(pos.board, pos.hands, pos.state, np.int64(move))
+
+
+def hand_after_line(pos, line, colour):
+    """{kind: count} of colour's hand after the USI moves of line (legal) from pos."""
+    moves = np.array([usi_to_move(u) for u in line] or [0], dtype=np.int32)
+    out = np.empty(2, dtype=np.int64)
+    hands_after(pos.board, pos.hands, pos.state, moves, len(line), out)
+    return unpack_hand(int(out[colour]))

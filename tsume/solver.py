@@ -257,10 +257,7 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
                     result.moves, result.length, result.exact = found.moves, found.length, found.exact
                     result.henka, result.yozume = found.henka, found.yozume
                     result.strict_length, result.mudaai = found.strict_length, found.mudaai
-            end = pos.copy()
-            for usi in result.moves:
-                end.push(notation.usi_to_move(usi))
-            leftover = end.hand(pos.side_to_move)
+            leftover = movegen.hand_after_line(pos, result.moves, pos.side_to_move)
             from .pieces import USI_LETTER
             result.leftover = {USI_LETTER[k]: n for k, n in leftover.items() if n}
             result.komaamari = bool(result.leftover)
