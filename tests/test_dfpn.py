@@ -150,6 +150,45 @@ def test_line_is_rebuilt_when_the_table_lost_the_proof():
     assert_line_mates_under_cshogi(sfen, line)
 
 
+@pytest.mark.parametrize("pid", ["zukou-022", "musou-009"])
+def test_line_walk_stays_within_the_proven_bound_when_stored_lengths_mislead(pid):
+    """The table's lengths are bounds, and after replacements a child's best remaining
+    proof can be looser than the one its parent's length came from; a walk that trusts
+    them can wander or go round a cycle (musou-030 at --hash 2048 came back "proof found
+    but no verified line" that way). Here every stored proof of a defender node gets a
+    true but misleading length (200 - L: the nearer the mate, the farther it looks), and
+    the walk must still return a mating line no longer than the root's proven bound."""
+    import numpy as np
+    rows = {c[2]: c for c in _rows(pid.split("-")[0].replace("zukou", "zuko") + ".tsv")}
+    sfen = rows[pid][0]
+    root = Position.from_sfen(sfen)
+    solver = Solver(hash_mb=64)
+    solver.new_problem()
+    assert solver.search(root, 5_000_000)[0] == 0
+    _, out = solver.probe(root, root.side_to_move)
+    bound = int(out[2])
+    vals = solver.table[2]
+    mine = (vals[:, 0] == 0) & (vals[:, 2] != 0) & (vals[:, 4] == np.int32(solver.salt & 0x3FFFFFFF))
+    even = mine & (vals[:, 3] % 2 == 0) & (vals[:, 3] < 100)
+    assert even.any()
+    vals[even, 3] = 200 - vals[even, 3]
+    line = solver._mating_line_slow(root, 2048)
+    assert line is not None and len(line) <= bound, (pid, bound, line and len(line))
+    assert_line_mates_under_cshogi(sfen, line)
+
+
+@pytest.mark.slow
+def test_musou_030_line_is_read_back_with_a_large_table():
+    """Regression (about 20 s, 2 GB): with --hash 2048 the table's lengths once led the
+    line walk of this 119-ply problem round a cycle at ply 47, and a proven mate came
+    back as "unknown (proof found but no verified line)"."""
+    rows = {c[2]: c for c in _rows("musou.tsv")}
+    sfen = rows["musou-030"][0]
+    result = solve(Position.from_sfen(sfen), time_limit=120, hash_mb=2048, answer=False)
+    assert result.status == "mate", result.reason
+    assert_line_mates_under_cshogi(sfen, result.moves)
+
+
 def _stored_disproofs(solver, root, max_positions=400, max_plies=4):
     """Positions (attacker to move) within max_plies of root, reached without repeating a
     position, that the solver's table holds as disproven at any depth."""

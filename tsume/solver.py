@@ -117,21 +117,22 @@ class Solver:
         store(*self.table, self.salt, pos.board, pos.hands, pos.state, attacker, pn, dn,
               length if proven else NO_LIMIT, 1 << 24)
 
-    def proven(self, pos, attacker, max_nodes=100_000):
-        """(length bound) if pos is proven mate for the attacker, searching a little if
-        the table lost it; None if it is not proven."""
+    def proven(self, pos, attacker, max_nodes=100_000, within=NO_LIMIT):
+        """A bound on the mate length if pos is proven mate for the attacker within
+        `within` plies, searching a little (depth-limited) if the table lost it; None
+        if it is not proven."""
         found, out = self.probe(pos, attacker)
-        if found and out[0] == 0:
+        if found and out[0] == 0 and out[2] <= within:
             return int(out[2])
         if pos.side_to_move == attacker:
-            pn, _, _, length = self.search(pos, max_nodes)
+            pn, _, _, length = self.search(pos, max_nodes, max_depth=within)
             return int(length) if pn == 0 else None
         # Defender to move: proven when every reply is.
         worst = 0
         for move in movegen.legal_moves_of(pos):
             child = pos.copy()
             child.push(move)
-            sub = self.proven(child, attacker, max_nodes)
+            sub = self.proven(child, attacker, max_nodes, within - 1)
             if sub is None:
                 return None
             worst = max(worst, sub + 1)
@@ -147,44 +148,55 @@ class Solver:
         return self._mating_line_slow(pos, max_plies)
 
     def _mating_line_slow(self, pos, max_plies):
-        """A line that mates against every defence the table knows: the attacker takes
-        the child with the shortest known mate, the defender the longest."""
+        """A line that mates against every defence: the attacker takes the child with the
+        shortest known mate, the defender the reply with the longest, every choice
+        within the plies left of the root's proven length. That bound falls by one at
+        every ply, so the walk cannot go round a cycle, which the table's lengths alone
+        allow once entries were replaced (a child's best remaining proof can then be
+        longer than the one its parent's length came from). What the table lost is
+        proven again within the bound."""
         attacker = pos.side_to_move
-        line, seen = [], set()
+        bound = self.proven(pos, attacker, 1_000_000, max_plies)
+        if bound is None:
+            return None
+        line = []
         cur = pos.copy()
-        while len(line) < max_plies:
-            if cur.key() in seen:
-                return None
+        searched_at = -1
+        while True:
+            left = bound - len(line)          # plies within which cur is a proven mate
             attacking = cur.side_to_move == attacker
             moves = movegen.check_moves_of(cur) if attacking else movegen.legal_moves_of(cur)
             if not moves:
                 return line if not attacking else None
+            if left <= 0:
+                return None
             scored = []
             for move in moves:
-                usi = notation.move_to_usi(move)
                 child = cur.copy()
                 child.push(move)
                 if attacking:
                     found, out = self.probe(child, attacker)
-                    if found and out[0] == 0:
-                        scored.append((int(out[2]), usi))
+                    if found and out[0] == 0 and out[2] <= left - 1:
+                        scored.append((int(out[2]), move))
                 else:
-                    length = self.proven(child, attacker)
+                    length = self.proven(child, attacker, within=left - 1)
                     if length is None:
                         return None
-                    scored.append((-length, usi))
-            if not scored and attacking:
-                # The table dropped the proof of this node: prove it again.
-                pn, _, _, _ = self.search(cur, 1_000_000)
+                    scored.append((-length, move))
+            if not scored:
+                # The table dropped the proof of this node: prove it again within the bound
+                # (once: the proof just stored names a child that qualifies).
+                if searched_at == len(line):
+                    return None
+                searched_at = len(line)
+                pn, _, _, _ = self.search(cur, 1_000_000, max_depth=left)
                 if pn != 0:
                     return None
                 continue
-            seen.add(cur.key())
             scored.sort()
-            usi = scored[0][1]
-            line.append(usi)
-            cur.push(notation.usi_to_move(usi))
-        return None
+            move = scored[0][1]
+            line.append(notation.move_to_usi(move))
+            cur.push(move)
 
 
 def verify_mating_line(pos, line, rule=False):
