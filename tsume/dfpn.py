@@ -289,8 +289,12 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
             work_hand[ply, i] = ph
             tt_store(keys, thands, vals, generation, ck, ph, 0, INF, 1, 0)
         else:
+            # Two plies left (a depth-limited search near its horizon): the 2-ply check
+            # decides the node either way, for less than expanding it would cost.
+            horizon = child_remaining == 2 and not rule
             proof = np.int64(-1)
-            if (ne <= FIXED_DEPTH_REPLIES or ply == 0) and child_remaining >= 2 and not rule:
+            if (ne <= FIXED_DEPTH_REPLIES or ply == 0 or horizon) and child_remaining >= 2 \
+                    and not rule:
                 proof = _replies_all_mated(board, hands, state, keys, thands, vals, generation,
                                            salt, attacker, scratch, ne, buf)
             if proof >= 0:
@@ -299,6 +303,13 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
                 work_hand[ply, i] = proof
                 work_len[ply, i] = 2
                 tt_store(keys, thands, vals, generation, ck, proof, 0, INF, 1 + 2 * ne, 2)
+            elif horizon:
+                # A reply with no mate in one: no mate within the two plies left. (In
+                # rule mode a futile reply would not count, so there it is not decided.)
+                work_pn[ply, i] = INF
+                work_dn[ply, i] = 0
+                work_len[ply, i] = child_remaining
+                tt_store(keys, thands, vals, generation, ck, ah, INF, 0, 1, child_remaining)
             else:
                 work_pn[ply, i] = _first_guess(scratch, ne)
                 work_dn[ply, i] = 1
