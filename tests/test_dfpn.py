@@ -168,7 +168,8 @@ def test_line_walk_stays_within_the_proven_bound_when_stored_lengths_mislead(pid
     _, out = solver.probe(root, root.side_to_move)
     bound = int(out[2])
     vals = solver.table[2]
-    mine = (vals[:, 0] == 0) & (vals[:, 2] != 0) & (vals[:, 4] == np.int32(solver.salt & 0x3FFFFFFF))
+    this_problem = vals[:, 4] == np.int32(solver.salt & 0x3FFFFFFF)
+    mine = (vals[:, 0] == 0) & (vals[:, 2] != 0) & this_problem
     even = mine & (vals[:, 3] % 2 == 0) & (vals[:, 3] < 100)
     assert even.any()
     vals[even, 3] = 200 - vals[even, 3]
@@ -272,7 +273,8 @@ def _stored_proofs(solver, root, max_positions=600, max_plies=4):
     return found
 
 
-@pytest.mark.parametrize("tsv,limit", [("yo_mate5.tsv", 6), ("yo_mate7.tsv", 4), ("yo_mate9.tsv", 4)])
+@pytest.mark.parametrize("tsv,limit", [("yo_mate5.tsv", 6), ("yo_mate7.tsv", 4),
+                                       ("yo_mate9.tsv", 4)])
 def test_every_stored_proof_holds_with_its_proof_pieces_alone(tsv, limit):
     """Hand superiority is only as sound as the proof pieces stored: a position the table
     holds as proven with proof pieces P must be a mate within the stored length when

@@ -225,8 +225,9 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
                     work_pn, work_dn, work_hand, work_len, work_rep, rule, checker):
     """First values of child i (move m) of the node at `ply`: a repetition of the path,
     the table's entry (or a final result of the `known_salt` namespace), a depth cut,
-    a mate found by the fixed-depth check of a new defender node (one with a forced
-    reply, or any child of the root), or a first guess (defender: its number of replies, attacker: 1/1). Rule mode
+    the answer of the 2-ply check of a new defender node (a mate found when it has a
+    forced reply or is a child of the root; mate or no mate when it has two plies
+    left), or a first guess (defender: its number of replies, attacker: 1/1). Rule mode
     (checker >= 0: the square of a distant slider checking the king of this AND node):
     a futile interposition is no defence, so it counts as proven at once (length -1:
     it adds no plies); one whose futility is not known counts as a real defence.
@@ -414,8 +415,8 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                     continue
                 if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
                                    known_salt, attacker, or_node, child_remaining, path, ply, i,
-                                   moves[i], scratch, buf3, look, work_pn, work_dn, work_hand, work_len,
-                                   work_rep, rule, -1 if or_node else checker[ply]) < 0:
+                                   moves[i], scratch, buf3, look, work_pn, work_dn, work_hand,
+                                   work_len, work_rep, rule, -1 if or_node else checker[ply]) < 0:
                     _note_unknown(control, pending, work_moves, best, ply, moves[i])
                 nodes += 1
                 # A child that already settles this node ends the expansion: a mate in
