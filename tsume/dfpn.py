@@ -359,7 +359,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     attacker = state[SIDE]
     generation = np.int32(salt & 0x3FFFFFFF)   # entries of this problem (see tt.py)
     scratch = np.empty(2 * MAX_MOVES, dtype=np.int32)
-    buf3 = np.empty(2 * MAX_MOVES, dtype=np.int32)     # the fixed-depth check's own
+    mate_buf = np.empty(2 * MAX_MOVES, dtype=np.int32)   # the 2-ply check's own
     look = np.empty(4, dtype=np.int64)
     last_drop = np.empty(81, dtype=np.int64)
     nmoves = np.zeros(MAX_PLY, dtype=np.int64)
@@ -415,7 +415,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                     continue
                 if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
                                    known_salt, attacker, or_node, child_remaining, path, ply, i,
-                                   moves[i], scratch, buf3, look, work_pn, work_dn, work_hand,
+                                   moves[i], scratch, mate_buf, look, work_pn, work_dn, work_hand,
                                    work_len, work_rep, rule, -1 if or_node else checker[ply]) < 0:
                     _note_unknown(control, pending, work_moves, best, ply, moves[i])
                 nodes += 1
@@ -444,7 +444,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                     work_wait[ply, j] = False
                     if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
                                        known_salt, attacker, False, max_depth - ply - 1, path, ply, j,
-                                       work_moves[ply, j], scratch, buf3, look,
+                                       work_moves[ply, j], scratch, mate_buf, look,
                                        work_pn, work_dn, work_hand, work_len, work_rep, rule,
                                        checker[ply]) < 0:
                         _note_unknown(control, pending, work_moves, best, ply, work_moves[ply, j])

@@ -108,6 +108,12 @@ def tt_store(keys, hands, vals, generation, key, hand, pn, dn, amount, length):
                 # limits a proof too long to be used here and a disproof too shallow
                 # both remain true, and a later search at another depth needs them.
                 continue
+            # The same kind again: keep the tighter of the two true bounds (a line read
+            # from the table relies on lengths that fall from parent to child).
+            if pn == 0 and vals[i, 0] == 0:
+                length = min(length, np.int64(vals[i, 3]))
+            elif dn == 0 and vals[i, 1] == 0:
+                length = max(length, np.int64(vals[i, 3]))
             slot = i
             break
         running = vals[i, 0] != 0 and vals[i, 1] != 0
