@@ -9,7 +9,6 @@ tiny fixed-size scratch arrays.
 import numpy as np
 from numba import njit
 
-from .notation import usi_to_move
 from .pieces import (DIRECTION_TO, HAND_MASK, HAND_SHIFT, OPPOSITE, SLIDE_MASK, STEP,
                      STEP_MASK, ZOBRIST_BOARD, ZOBRIST_SIDE, unpack_hand)
 from .position import KEY, KING_SQ, SIDE
@@ -696,9 +695,10 @@ def push(pos, move):
     do_move(pos.board, pos.hands, pos.state, np.int64(move))
 
 
-def hand_after_line(pos, line, colour):
-    """{kind: count} of colour's hand after the USI moves of line (legal) from pos."""
-    moves = np.array([usi_to_move(u) for u in line] or [0], dtype=np.int32)
+def hand_after_moves(pos, moves, n, colour):
+    """{kind: count} of the pieces in colour's hand after the first n integer moves
+    (legal) of `moves` from pos; kinds it holds none of are left out."""
     out = np.empty(2, dtype=np.int64)
-    hands_after(pos.board, pos.hands, pos.state, moves, len(line), out)
-    return unpack_hand(int(out[colour]))
+    hands_after(pos.board, pos.hands, pos.state, moves, n, out)
+    packed = int(out[colour])
+    return {k: c for k, c in unpack_hand(packed).items() if c} if packed else {}

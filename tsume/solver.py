@@ -14,6 +14,7 @@ import numpy as np
 from . import movegen, notation
 from .dfpn import (STOP_DEPTH, MAX_PLY, dfpn_search, extract_line, new_workspace, probe, replays_to_mate,
                    store)
+from .pieces import USI_LETTER
 from .tt import INF, NO_LIMIT, new_table
 
 DEFAULT_HASH_MB = 256
@@ -139,13 +140,20 @@ class Solver:
         return worst
 
     def mating_line(self, pos, max_plies=MAX_PLY):
-        """A mating line read from the table (numba), falling back to the Python walk,
-        which re-proves what the table lost, when the fast path cannot finish."""
+        """A mating line (USI strings) read from the table, or None; see proof_moves."""
+        moves = self.proof_moves(pos, max_plies)
+        return None if moves is None else [notation.move_to_usi(int(m)) for m in moves]
+
+    def proof_moves(self, pos, max_plies=MAX_PLY):
+        """The integer moves of a mating line read from the table (numba), falling back
+        to the Python walk, which re-proves what the table lost, when the fast path
+        cannot finish; None if there is no line."""
         buf = np.empty(max_plies + 1, dtype=np.int32)
         n = extract_line(pos.board, pos.hands, pos.state, *self.table, self.salt, buf, max_plies)
         if n >= 0:
-            return [notation.move_to_usi(int(m)) for m in buf[:n]]
-        return self._mating_line_slow(pos, max_plies)
+            return buf[:n]
+        line = self._mating_line_slow(pos, max_plies)
+        return None if line is None else _to_moves(line)[:len(line)]
 
     def _mating_line_slow(self, pos, max_plies):
         """A line that mates against every defence: the attacker takes the child with the
@@ -199,12 +207,17 @@ class Solver:
             cur.push(move)
 
 
+def _to_moves(line):
+    """USI strings -> int32 array for the compiled kernels (never empty: a zero-length
+    line is passed with its length 0)."""
+    return np.array([notation.usi_to_move(u) for u in line] or [0], dtype=np.int32)
+
+
 def verify_mating_line(pos, line, rule=False):
     """Replay: every attacker move a legal check, every defender move legal, the end
     mate. With rule=True the end may instead leave the defender only interpositions on
     the line of a distant slider check (無駄合; their futility was proven by the search)."""
-    moves = np.array([notation.usi_to_move(u) for u in line] or [0], dtype=np.int32)
-    if replays_to_mate(pos.board, pos.hands, pos.state, moves, len(line)):
+    if replays_to_mate(pos.board, pos.hands, pos.state, _to_moves(line), len(line)):
         return True
     if not rule or len(line) % 2 == 0:
         return False
@@ -241,37 +254,41 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
     length analysis has its own budget: what `nodes` leaves (else max(20M, 10x the
     proof's nodes)) and, with a time limit, that much time again; when it runs out the
     verified proof line is reported with exact=False."""
-    from .answer import find_answer
     start = time.perf_counter()
     deadline = start + time_limit if time_limit else None
     solver = solver or shared_solver(hash_mb)
     solver.new_problem()
     pos = position.copy()
     pn, dn, reason, proof_length = solver.search(pos, nodes, deadline)
-    result = Result(status="unknown", reason=reason)
     if dn == 0:
-        result = Result(status="nomate", complete=False)
-    elif pn == 0:
-        line = solver.mating_line(pos)
-        if line is None or not verify_mating_line(pos, line):
+        result = Result(status="nomate")
+    elif pn != 0:
+        result = Result(status="unknown", reason=reason)
+    else:
+        # Kept as integers until the end: a short problem's solve() is mostly this
+        # Python bookkeeping, not the search.
+        moves = solver.proof_moves(pos)
+        if moves is None or not replays_to_mate(pos.board, pos.hands, pos.state, moves, len(moves)):
             result = Result(status="unknown", reason="proof found but no verified line")
         else:
-            result = Result(status="mate", length=len(line), moves=line)
+            result = Result(status="mate", length=len(moves),
+                            moves=[notation.move_to_usi(int(m)) for m in moves])
             if answer:
+                from .answer import find_answer     # (answer.py imports this module)
                 spent = solver.nodes
                 # The analysis gets its own budget: nodes (what --nodes leaves, else
                 # generous) and, with a time limit, that much time again.
                 budget = max(20_000_000, 10 * spent) if nodes is None else max(0, nodes - spent)
-                found = find_answer(solver, pos, line, int(proof_length), yozume_nodes=yozume_nodes,
+                found = find_answer(solver, pos, result.moves, int(proof_length), yozume_nodes=yozume_nodes,
                                     check_yozume=yozume, total_nodes=budget, mudaai=mudaai,
                                     deadline=(time.perf_counter() + time_limit) if time_limit else None)
                 if verify_mating_line(pos, found.moves, rule=mudaai):
                     result.moves, result.length, result.exact = found.moves, found.length, found.exact
                     result.henka, result.yozume = found.henka, found.yozume
                     result.strict_length, result.mudaai = found.strict_length, found.mudaai
-            leftover = movegen.hand_after_line(pos, result.moves, pos.side_to_move)
-            from .pieces import USI_LETTER
-            result.leftover = {USI_LETTER[k]: n for k, n in leftover.items() if n}
+                    moves = _to_moves(found.moves)
+            leftover = movegen.hand_after_moves(pos, moves, result.length, pos.side_to_move)
+            result.leftover = {USI_LETTER[k]: n for k, n in leftover.items()}
             result.komaamari = bool(result.leftover)
             if result.strict_length is None:
                 result.strict_length = result.length
