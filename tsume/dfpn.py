@@ -31,6 +31,13 @@ MAX_PLY = 2048
 FIXED_DEPTH_REPLIES = 1
 STOP_NONE, STOP_NODES, STOP_FLAG, STOP_DEPTH = 0, 1, 2, 3
 _FULL_MIX = HAND_MIX[0]
+# Constants handed to other compiled functions are typed values, not Python literals:
+# numba compiles a callee once per literal argument value it is called with, which
+# had cost seconds of first-run compile time (the same function compiled up to five
+# times).
+_0, _1, _2 = np.int64(0), np.int64(1), np.int64(2)
+_NO_LIMIT = np.int64(NO_LIMIT)
+_YES, _NO = np.bool_(True), np.bool_(False)
 
 
 @njit(cache=True, inline="always")
@@ -175,7 +182,7 @@ def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, 
         hands[attacker] -= piece
         hands[defender] += piece
         found = tt_lookup(keys, thands, vals, table_key(state, hands, known_salt), hands[attacker],
-                          NO_LIMIT, look)
+                          _NO_LIMIT, look)
         hands[attacker] += piece
         hands[defender] -= piece
         undo_move(board, hands, state, m, cap)
@@ -209,11 +216,11 @@ def _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt
         cap_m = do_move(board, hands, state, mate)
         mated_hand = interposition_guard(board, hands, state, attacker)
         tt_store(keys, thands, vals, generation, table_key(state, hands, salt), mated_hand,
-                 0, INF, 1, 0)
+                 _0, INF, _1, _0)
         undo_move(board, hands, state, mate, cap_m)
         mate_hand = _proof_hand_before(mate, mated_hand, taken)
         tt_store(keys, thands, vals, generation, table_key(state, hands, salt), mate_hand,
-                 0, INF, 1, 1)
+                 _0, INF, _1, _1)
         proof = hand_union(proof, mate_hand)
         undo_move(board, hands, state, e, cap_e)
     return proof
@@ -276,7 +283,7 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
             work_hand[ply, i] = look[3]
     elif or_node:
         # Child is a defender node: its number of replies is the first guess.
-        ne = evasions(board, hands, state, scratch, False)
+        ne = evasions(board, hands, state, scratch, _NO)
         if ne > 0 and child_remaining < 2 and not rule:
             # Not mate now, and no ply left to mate later. (In rule mode the replies may
             # all be futile interpositions: such a node must be expanded.)
@@ -288,7 +295,7 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
             work_pn[ply, i] = 0
             work_dn[ply, i] = INF
             work_hand[ply, i] = ph
-            tt_store(keys, thands, vals, generation, ck, ph, 0, INF, 1, 0)
+            tt_store(keys, thands, vals, generation, ck, ph, _0, INF, _1, _0)
         else:
             # Two plies left (a depth-limited search near its horizon): the 2-ply check
             # decides the node either way, for less than expanding it would cost.
@@ -303,14 +310,14 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
                 work_dn[ply, i] = INF
                 work_hand[ply, i] = proof
                 work_len[ply, i] = 2
-                tt_store(keys, thands, vals, generation, ck, proof, 0, INF, 1 + 2 * ne, 2)
+                tt_store(keys, thands, vals, generation, ck, proof, _0, INF, 1 + 2 * ne, _2)
             elif horizon:
                 # A reply with no mate in one: no mate within the two plies left. (In
                 # rule mode a futile reply would not count, so there it is not decided.)
                 work_pn[ply, i] = INF
                 work_dn[ply, i] = 0
                 work_len[ply, i] = child_remaining
-                tt_store(keys, thands, vals, generation, ck, ah, INF, 0, 1, child_remaining)
+                tt_store(keys, thands, vals, generation, ck, ah, INF, _0, _1, child_remaining)
             else:
                 work_pn[ply, i] = _first_guess(scratch, ne)
                 work_dn[ply, i] = 1
@@ -379,7 +386,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     root_dn = np.int64(1)
     root_len = np.int64(-1)
 
-    ply = 0
+    ply = _0
     thpn[0] = INF - 1
     thdn[0] = INF - 1
     tkey[0] = table_key(state, hands, salt)
@@ -395,7 +402,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
             if or_node:
                 n = check_moves(board, hands, state, moves)
             else:
-                n = evasions(board, hands, state, moves, False)
+                n = evasions(board, hands, state, moves, _NO)
             nmoves[ply] = n
             child_remaining = max_depth - ply - 1
             if not or_node:
@@ -445,7 +452,8 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                     work_next[ply, i] = -1
                     work_wait[ply, j] = False
                     if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
-                                       known_salt, attacker, False, max_depth - ply - 1, path, ply, j,
+                                       known_salt, attacker, or_node, max_depth - ply - 1, path, ply,
+                                       np.int64(j),
                                        work_moves[ply, j], scratch, mate_buf, look,
                                        work_pn, work_dn, work_hand, work_len, work_rep, rule,
                                        checker[ply]) < 0:
@@ -567,7 +575,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
 @njit(cache=True)
 def probe(keys, thands, vals, salt, board, hands, state, attacker, out):
     """Table values of the current position: out <- pn, dn, length, hand."""
-    return tt_lookup(keys, thands, vals, table_key(state, hands, salt), hands[attacker], NO_LIMIT, out)
+    return tt_lookup(keys, thands, vals, table_key(state, hands, salt), hands[attacker], _NO_LIMIT, out)
 
 
 def new_workspace():
@@ -606,7 +614,7 @@ def extract_line(board, hands, state, keys, thands, vals, salt, line, max_len):
         if attacking:
             nm = check_moves(board, hands, state, moves)
         else:
-            nm = evasions(board, hands, state, moves, False)
+            nm = evasions(board, hands, state, moves, _NO)
         if nm == 0:
             result = n if not attacking else -(n + 1)
             break
@@ -618,7 +626,7 @@ def extract_line(board, hands, state, keys, thands, vals, salt, line, max_len):
         for i in range(nm):
             m = moves[i]
             cap = do_move(board, hands, state, m)
-            ok = tt_lookup(keys, thands, vals, table_key(state, hands, salt), hands[attacker], NO_LIMIT, look)
+            ok = tt_lookup(keys, thands, vals, table_key(state, hands, salt), hands[attacker], _NO_LIMIT, look)
             undo_move(board, hands, state, m, cap)
             proven = ok and look[0] == 0
             if attacking:
@@ -656,7 +664,7 @@ def replays_to_mate(board, hands, state, line, n):
         if state[SIDE] == attacker:
             nm = check_moves(board, hands, state, moves)
         else:
-            nm = evasions(board, hands, state, moves, False)
+            nm = evasions(board, hands, state, moves, _NO)
         found = False
         for j in range(nm):
             if moves[j] == line[i]:
@@ -668,7 +676,7 @@ def replays_to_mate(board, hands, state, line, n):
         caps[i] = do_move(board, hands, state, line[i])
         done += 1
     if ok:
-        ok = state[SIDE] != attacker and evasions(board, hands, state, moves, True) == 0
+        ok = state[SIDE] != attacker and evasions(board, hands, state, moves, _YES) == 0
     for j in range(done - 1, -1, -1):
         undo_move(board, hands, state, line[j], caps[j])
     return ok

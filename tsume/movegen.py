@@ -17,6 +17,10 @@ MAX_MOVES = 1024          # shogi's maximum is 593 legal moves; the rest is scra
 DROP_BASE = 81
 PROMOTE_FLAG = 1 << 14
 _PAWN, _LANCE, _KNIGHT, _SILVER, _BISHOP, _ROOK, _GOLD, _KING = 1, 2, 3, 4, 5, 6, 7, 8
+# Typed constants for arguments of other compiled functions: with a Python literal
+# numba compiles the callee once per value (see dfpn.py).
+_0 = np.int64(0)
+_YES, _NO = np.bool_(True), np.bool_(False)
 
 
 # ---------------------------------------------------------------- small helpers
@@ -269,7 +273,7 @@ def _pawn_check_escapes(board, state, pawn_sq):
     side = state[SIDE]
     enemy = 1 - side
     ksq = state[KING_SQ + side]
-    if _king_steps(board, ksq, side, np.empty(8, dtype=np.int32), 0, True):
+    if _king_steps(board, ksq, side, np.empty(8, dtype=np.int32), _0, _YES):
         return True
     # Captures of the pawn by other pieces, unless pinned against the king.
     sqs = np.empty(16, dtype=np.int64)
@@ -297,7 +301,7 @@ def _pawn_drop_mates(board, hands, state, to):
     eking = state[KING_SQ + 1 - side]
     if eking < 0 or STEP[to, _forward(side)] != eking:
         return False
-    move = to | ((DROP_BASE + _PAWN) << 7)
+    move = np.int32(to | ((DROP_BASE + _PAWN) << 7))     # a move is int32 everywhere
     cap = do_move(board, hands, state, move)
     mates = not _pawn_check_escapes(board, state, to)
     undo_move(board, hands, state, move, cap)
@@ -498,7 +502,7 @@ def check_moves(board, hands, state, out):
                     t = STEP[ksq, d]
                     while t >= 0 and board[t] == 0:
                         if _drop_allowed(board, kind, c, t, pf):
-                            m = t | ((DROP_BASE + kind) << 7)
+                            m = np.int32(t | ((DROP_BASE + kind) << 7))
                             if not own_checked or _is_legal_after(board, hands, state, m, c):
                                 out[n] = m
                                 n += 1
@@ -506,7 +510,7 @@ def check_moves(board, hands, state, out):
                 elif (STEP_MASK[piece] >> od) & 1:
                     t = STEP[ksq, d]
                     if t >= 0 and _drop_allowed(board, kind, c, t, pf):
-                        m = t | ((DROP_BASE + kind) << 7)
+                        m = np.int32(t | ((DROP_BASE + kind) << 7))
                         if kind == _PAWN and _pawn_drop_mates(board, hands, state, t):
                             continue
                         if not own_checked or _is_legal_after(board, hands, state, m, c):
@@ -595,7 +599,7 @@ def evasions(board, hands, state, out, first_only):
     With first_only, stops at the first legal reply (a fast "is it mate?")."""
     c = state[SIDE]
     ksq = state[KING_SQ + c]
-    n = _king_steps(board, ksq, c, out, 0, first_only)
+    n = _king_steps(board, ksq, c, out, _0, first_only)
     if first_only and n:
         return n
     csq = sole_checker(board, ksq, 1 - c)
@@ -642,18 +646,18 @@ def mate_in_one(board, hands, state, out):
     for i in range(n):
         m = out[i]
         cap = do_move(board, hands, state, m)
-        escapes = evasions(board, hands, state, reply, True)
+        escapes = evasions(board, hands, state, reply, _YES)
         undo_move(board, hands, state, m, cap)
         if escapes == 0:
             return m
-    return -1
+    return np.int32(-1)        # (the type of a move, as m: one compiled do_move)
 
 
 @njit(cache=True)
 def all_moves(board, hands, state, out):
     """Legal moves of the side to move, whether it is in check or not."""
     if in_check(board, state, state[SIDE]):
-        return evasions(board, hands, state, out, False)
+        return evasions(board, hands, state, out, _NO)
     return legal_moves(board, hands, state, out)
 
 
@@ -692,7 +696,7 @@ def is_in_check(pos):
 
 
 def push(pos, move):
-    do_move(pos.board, pos.hands, pos.state, np.int64(move))
+    do_move(pos.board, pos.hands, pos.state, np.int32(move))
 
 
 def hand_after_moves(pos, moves, n, colour):

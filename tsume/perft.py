@@ -32,7 +32,7 @@ def tsume_perft(board, hands, state, depth):
         captured[ply] = do_move(board, hands, state, m)
         nxt = ply + 1
         if nxt % 2 == 1:
-            counts[nxt] = evasions(board, hands, state, moves[nxt], False)
+            counts[nxt] = evasions(board, hands, state, moves[nxt], np.bool_(False))
         else:
             counts[nxt] = check_moves(board, hands, state, moves[nxt])
         index[nxt] = 0
