@@ -38,6 +38,7 @@ _FULL_MIX = HAND_MIX[0]
 _0, _1, _2 = np.int64(0), np.int64(1), np.int64(2)
 _NO_LIMIT = np.int64(NO_LIMIT)
 _YES, _NO = np.bool_(True), np.bool_(False)
+_PATH_MASK = np.int64(4095)
 
 
 @njit(cache=True, inline="always")
@@ -228,7 +229,7 @@ def _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt
 
 @njit(cache=True)
 def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, known_salt, attacker,
-                    or_node, child_remaining, path, ply, i, m, scratch, buf, look,
+                    or_node, child_remaining, path, on_path, ply, i, m, scratch, buf, look,
                     work_pn, work_dn, work_hand, work_len, work_rep, rule, checker):
     """First values of child i (move m) of the node at `ply`: a repetition of the path,
     the table's entry (or a final result of the `known_salt` namespace), a depth cut,
@@ -245,12 +246,13 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
     ah = hands[attacker]
     full = ck ^ (ah * HAND_MIX[1])
     rep = False
-    j = ply - 1
-    while j >= 0:
-        if path[j] == full:
-            rep = True
-            break
-        j -= 2
+    if on_path[full & _PATH_MASK] > 0:      # else no position of the path has this key
+        j = ply - 1
+        while j >= 0:
+            if path[j] == full:
+                rep = True
+                break
+            j -= 2
     work_rep[ply, i] = rep
     work_hand[ply, i] = ah
     work_len[ply, i] = 0
@@ -391,6 +393,10 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     thdn[0] = INF - 1
     tkey[0] = table_key(state, hands, salt)
     path[0] = tkey[0] ^ (hands[attacker] * HAND_MIX[1])
+    # How many positions of the path fall in each slot (by key): a repetition test
+    # scans the path only when its slot is taken, not at every child of a long line.
+    on_path = np.zeros(_PATH_MASK + 1, dtype=np.int32)
+    on_path[path[0] & _PATH_MASK] += 1
     expand = True
     while True:
         if expand:
@@ -423,7 +429,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                     work_rep[ply, i] = False
                     continue
                 if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
-                                   known_salt, attacker, or_node, child_remaining, path, ply, i,
+                                   known_salt, attacker, or_node, child_remaining, path, on_path, ply, i,
                                    moves[i], scratch, mate_buf, look, work_pn, work_dn, work_hand,
                                    work_len, work_rep, rule, -1 if or_node else checker[ply]) < 0:
                     _note_unknown(control, pending, work_moves, best, ply, moves[i])
@@ -452,7 +458,8 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                     work_next[ply, i] = -1
                     work_wait[ply, j] = False
                     if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
-                                       known_salt, attacker, or_node, max_depth - ply - 1, path, ply,
+                                       known_salt, attacker, or_node, max_depth - ply - 1, path, on_path,
+                                       ply,
                                        np.int64(j),
                                        work_moves[ply, j], scratch, mate_buf, look,
                                        work_pn, work_dn, work_hand, work_len, work_rep, rule,
@@ -538,6 +545,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                 root_len = length if (pn == 0 or dn == 0) else -1
                 break
             # back to the parent
+            on_path[path[ply] & _PATH_MASK] -= 1
             ply -= 1
             pb = best[ply]
             undo_move(board, hands, state, work_moves[ply, pb], captured[ply])
@@ -568,6 +576,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
         thdn[ply] = min(child_thdn, INF - 1)
         tkey[ply] = table_key(state, hands, salt)
         path[ply] = tkey[ply] ^ (hands[attacker] * HAND_MIX[1])
+        on_path[path[ply] & _PATH_MASK] += 1
         expand = True
     return root_pn, root_dn, nodes, stop, root_len
 
