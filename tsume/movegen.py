@@ -415,7 +415,7 @@ def _is_legal_after(board, hands, state, move, colour):
 def legal_moves(board, hands, state, out):
     """All legal moves of the side to move; returns the count."""
     c = state[SIDE]
-    n0 = pseudo_moves(board, hands, state, out, 0)
+    n0 = pseudo_moves(board, hands, state, out, _0)
     n = 0
     for i in range(n0):
         m = out[i]
