@@ -425,6 +425,12 @@ def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yo
                 usable.append(item)
             else:
                 finish(item, _record(item))
+        if usable and not quiet:
+            from .solver import search_is_compiled
+            if not search_is_compiled():
+                # Otherwise the first run sits silent through the compilation.
+                click.echo("tsume: first run: compiling the solver for this machine "
+                           "(about 30 s, once)", err=True)
         if jobs > 1 and len(usable) > 1:
             _solve_parallel(usable, run, limits, jobs, finish)
         else:

@@ -4,6 +4,7 @@ Runs the df-pn search (dfpn.py) in slices of nodes, so that time limits and Ctrl
 honoured between slices, then reads a mating line out of the transposition table and
 replays it before reporting ``mate``. Limits give ``unknown``, never ``nomate``.
 """
+import os
 import random
 import threading
 import time
@@ -229,6 +230,16 @@ def verify_mating_line(pos, line, rule=False):
         cur.push_usi(usi)
     from .mudaai import only_interpositions_left
     return only_interpositions_left(cur)
+
+
+def search_is_compiled():
+    """Is the compiled search in numba's cache on disk? Not on the first run after
+    installing (or after an edit of dfpn.py): the first solve then compiles it, about
+    30 s. Reads a numba internal; another numba layout counts as compiled (no notice)."""
+    try:
+        return os.path.exists(dfpn_search._cache._cache_file._index_path)
+    except AttributeError:
+        return True
 
 
 _shared_solvers = {}
