@@ -423,11 +423,14 @@ def test_internal_error_is_contained(monkeypatch):
 
 def test_first_run_says_it_compiles(monkeypatch):
     """A cold numba cache makes the first solve compile for ~30 s: stderr says so once,
-    before solving (not with -q, and never on stdout); a warm cache says nothing."""
+    before solving, to a terminal (not with -q, not to a script, never on stdout); a
+    warm cache says nothing."""
+    import tsume.cli
     import tsume.solver
 
     run("solve", "-f", "usi", PROBLEMS / "s3.sfen")     # compiles it if nothing did yet
     assert tsume.solver.search_is_compiled()
+    monkeypatch.setattr(tsume.cli, "_stderr_is_terminal", lambda: True)
     assert run("solve", "-f", "usi", PROBLEMS / "s3.sfen").stderr == ""
     monkeypatch.setattr(tsume.solver, "search_is_compiled", lambda: False)
     result = run("solve", "-f", "usi", PROBLEMS / "s3.sfen")
@@ -436,3 +439,5 @@ def test_first_run_says_it_compiles(monkeypatch):
         "tsume: first run: compiling the solver for this machine (about 30 s, once)"]
     assert result.stdout.strip().endswith("checkmate P*1b 1a1b L*1c")
     assert run("solve", "-q", "-f", "usi", PROBLEMS / "s3.sfen").stderr == ""
+    monkeypatch.setattr(tsume.cli, "_stderr_is_terminal", lambda: False)
+    assert run("solve", "-f", "usi", PROBLEMS / "s3.sfen").stderr == ""

@@ -407,7 +407,7 @@ def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yo
     limits = {"time_limit": time_limit, "nodes": nodes, "hash_mb": hash_mb,
               "yozume": yozume, "yozume_nodes": yozume_nodes}
     records = []
-    progress = _Progress(enabled=sys.stderr.isatty())
+    progress = _Progress(enabled=_stderr_is_terminal())
     state = {"first": True}
 
     def finish(item, rec):
@@ -425,10 +425,11 @@ def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yo
                 usable.append(item)
             else:
                 finish(item, _record(item))
-        if usable and not quiet:
+        if usable and not quiet and progress.enabled:
             from .solver import search_is_compiled
             if not search_is_compiled():
-                # Otherwise the first run sits silent through the compilation.
+                # Otherwise the first run sits silent through the compilation. (Only for
+                # a person at a terminal: a script reads one line per bad input.)
                 click.echo("tsume: first run: compiling the solver for this machine "
                            "(about 30 s, once)", err=True)
         if jobs > 1 and len(usable) > 1:
@@ -470,6 +471,10 @@ def _solve_parallel(items, run, limits, jobs, finish):
             for future in futures:
                 future.cancel()
             raise
+
+
+def _stderr_is_terminal():
+    return sys.stderr.isatty()
 
 
 class _Progress:
