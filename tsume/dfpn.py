@@ -371,8 +371,8 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     mate_buf = np.empty(2 * MAX_MOVES, dtype=np.int32)   # the 2-ply check's own
     look = np.empty(4, dtype=np.int64)
     last_drop = np.empty(81, dtype=np.int64)
-    # Per-ply frames, each written at a ply before it is read there (no zeroing: a
-    # search of a short problem is only a few microseconds longer than its set-up).
+    # Per-ply frames. Each is written at a ply before it is read there, so none is
+    # zeroed: on a short problem the zeroing was a visible part of the call.
     nmoves = np.empty(MAX_PLY, dtype=np.int64)
     thpn = np.empty(MAX_PLY, dtype=np.int64)
     thdn = np.empty(MAX_PLY, dtype=np.int64)
@@ -429,8 +429,8 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                     work_rep[ply, i] = False
                     continue
                 if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
-                                   known_salt, attacker, or_node, child_remaining, path, on_path, ply, i,
-                                   moves[i], scratch, mate_buf, look, work_pn, work_dn, work_hand,
+                                   known_salt, attacker, or_node, child_remaining, path, on_path,
+                                   ply, i, moves[i], scratch, mate_buf, look, work_pn, work_dn, work_hand,
                                    work_len, work_rep, rule, -1 if or_node else checker[ply]) < 0:
                     _note_unknown(control, pending, work_moves, best, ply, moves[i])
                 nodes += 1
@@ -458,12 +458,10 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                     work_next[ply, i] = -1
                     work_wait[ply, j] = False
                     if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
-                                       known_salt, attacker, or_node, max_depth - ply - 1, path, on_path,
-                                       ply,
-                                       np.int64(j),
-                                       work_moves[ply, j], scratch, mate_buf, look,
-                                       work_pn, work_dn, work_hand, work_len, work_rep, rule,
-                                       checker[ply]) < 0:
+                                       known_salt, attacker, or_node, max_depth - ply - 1, path,
+                                       on_path, ply, np.int64(j), work_moves[ply, j], scratch,
+                                       mate_buf, look, work_pn, work_dn, work_hand, work_len,
+                                       work_rep, rule, checker[ply]) < 0:
                         _note_unknown(control, pending, work_moves, best, ply, work_moves[ply, j])
                     nodes += 1
             cp = work_pn[ply, i]

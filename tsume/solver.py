@@ -290,8 +290,9 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
                 # The analysis gets its own budget: nodes (what --nodes leaves, else
                 # generous) and, with a time limit, that much time again.
                 budget = max(20_000_000, 10 * spent) if nodes is None else max(0, nodes - spent)
-                found = find_answer(solver, pos, result.moves, int(proof_length), yozume_nodes=yozume_nodes,
-                                    check_yozume=yozume, total_nodes=budget, mudaai=mudaai,
+                found = find_answer(solver, pos, result.moves, int(proof_length),
+                                    yozume_nodes=yozume_nodes, check_yozume=yozume,
+                                    total_nodes=budget, mudaai=mudaai,
                                     deadline=(time.perf_counter() + time_limit) if time_limit else None)
                 if verify_mating_line(pos, found.moves, rule=mudaai):
                     result.moves, result.length, result.exact = found.moves, found.length, found.exact
