@@ -100,7 +100,7 @@ class Solver:
         """After a rule-mode search: the USI paths (from its root) to the interpositions
         whose futility was not known, as many as were kept."""
         kept = min(int(self.control[1]), PENDING_PATHS)
-        return [[notation.move_to_usi(int(m)) for m in self.pending[k, 1:1 + self.pending[k, 0]]]
+        return [_to_usi(self.pending[k, 1:1 + self.pending[k, 0]])
                 for k in range(kept)]
 
     def probe(self, pos, attacker, salt=None):
@@ -143,7 +143,7 @@ class Solver:
     def mating_line(self, pos, max_plies=MAX_PLY):
         """A mating line (USI strings) read from the table, or None; see proof_moves."""
         moves = self.proof_moves(pos, max_plies)
-        return None if moves is None else [notation.move_to_usi(int(m)) for m in moves]
+        return None if moves is None else _to_usi(moves)
 
     def proof_moves(self, pos, max_plies=MAX_PLY):
         """The integer moves of a mating line read from the table (numba), falling back
@@ -214,6 +214,10 @@ def _to_moves(line):
     return np.array([notation.usi_to_move(u) for u in line] or [0], dtype=np.int32)
 
 
+def _to_usi(moves):
+    return [notation.move_to_usi(int(m)) for m in moves]
+
+
 def verify_mating_line(pos, line, rule=False):
     """Replay: every attacker move a legal check, every defender move legal, the end
     mate. With rule=True the end may instead leave the defender only interpositions on
@@ -282,8 +286,7 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
         if moves is None or not replays_to_mate(pos.board, pos.hands, pos.state, moves, len(moves)):
             result = Result(status="unknown", reason="proof found but no verified line")
         else:
-            result = Result(status="mate", length=len(moves),
-                            moves=[notation.move_to_usi(int(m)) for m in moves])
+            result = Result(status="mate", length=len(moves), moves=_to_usi(moves))
             if answer:
                 from .answer import find_answer     # (answer.py imports this module)
                 spent = solver.nodes
