@@ -1,4 +1,6 @@
-"""One compiled copy per kernel: no compiled function passes a Python literal to another.
+"""Checks on the compiled kernels' source.
+
+One compiled copy per kernel: no compiled function passes a Python literal to another.
 
 Numba types a literal argument (0, True, or a module constant that is a Python int) as
 that very value and compiles the callee once per value: before this was fixed,
@@ -6,6 +8,9 @@ _evaluate_child was compiled 4 times and tt_store 5 times, 40-48 s of first-run 
 time instead of 27 s. Functions with inline="always" are exempt (inlined before typing,
 they get no copy of their own). Checked on the source, since a warm numba cache does not
 show which copies it holds.
+
+No reference counting in the search: every kernel the search reaches is compiled with
+_nrt=False (see movegen.py).
 """
 import ast
 import importlib
@@ -44,6 +49,39 @@ def _kernels():
                     kernels[node.name] = _inlined(jit[0])
         out[name] = (module, tree, kernels)
     return out
+
+
+def _without_refcounts(decorator):
+    return isinstance(decorator, ast.Call) and any(
+        k.arg == "_nrt" and isinstance(k.value, ast.Constant) and k.value.value is False
+        for k in decorator.keywords)
+
+
+def test_the_search_runs_without_reference_counting():
+    """numba's reference counts (an atomic increment and decrement per array argument
+    of every call) were a quarter of the search's time on yo_mate11. A kernel that the
+    search calls and that was compiled with them would bring them back unnoticed."""
+    defs = {}
+    for name in ("dfpn", "movegen", "tt"):
+        tree = ast.parse(Path(tsume.__file__).with_name(f"{name}.py").read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                jit = [d for d in node.decorator_list if _is_njit(d)]
+                if jit:
+                    defs[node.name] = (name, node, jit[0])
+    seen, todo, offences = set(), ["dfpn_search"], []
+    while todo:
+        fn = todo.pop()
+        if fn in seen:
+            continue
+        seen.add(fn)
+        module, node, decorator = defs[fn]
+        if not _inlined(decorator) and not _without_refcounts(decorator):
+            offences.append(f"{module}.py: {fn}")
+        todo += [c.func.id for c in ast.walk(node)
+                 if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in defs]
+    assert len(seen) > 20, seen            # the walk did follow the calls
+    assert not offences, "compile these with @njit(cache=True, _nrt=False):\n" + "\n".join(offences)
 
 
 def _literal(arg, module):

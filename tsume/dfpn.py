@@ -48,7 +48,7 @@ def table_key(state, hands, salt):
     return state[KEY] ^ ((hands[0] + hands[1]) * _FULL_MIX) ^ salt
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hand_union(a, b):
     """Per-kind maximum of two packed hands."""
     out = np.int64(0)
@@ -59,7 +59,7 @@ def hand_union(a, b):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def interposition_guard(board, hands, state, attacker):
     """Proof pieces an AND node needs whatever its children need: where the defender can
     interpose against the check but holds no piece of a kind, every piece of that kind
@@ -82,7 +82,7 @@ def interposition_guard(board, hands, state, attacker):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _proof_hand_before(move, child_proof, captured):
     """Proof pieces before an attacker move, from those of the position after it."""
     frm = (move >> 7) & 127
@@ -97,7 +97,7 @@ def _proof_hand_before(move, child_proof, captured):
     return child_proof
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _chain_drops(moves, n, nxt, wait, last):
     """Delayed expansion of interposing drops (AND nodes): the drops on one square form
     a chain in which only the first is searched; the next one waits until the one
@@ -118,7 +118,7 @@ def _chain_drops(moves, n, nxt, wait, last):
             last[to] = i
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _first_guess(replies, n):
     """pn of a new defender node: its number of replies, the drops on one square
     counted once (they are searched one after another, see _chain_drops)."""
@@ -156,7 +156,7 @@ def _lookup(keys, thands, vals, key, salt, known_salt, hand, remaining, look):
     return found and tt_lookup(keys, thands, vals, key, hand, remaining, look)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, attacker, scratch, look):
     """Rule mode (無駄合, SPEC §2.4 rule D2). The defender has just interposed on `to`
     against the slider on `checker`; attacker to move. The interposition is futile when
@@ -197,7 +197,7 @@ def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, 
     return status
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt, attacker, replies,
                        n, buf):
     """Fixed-depth check at a new defender node (the king in check, its replies in
@@ -227,7 +227,7 @@ def _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt
     return proof
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, known_salt, attacker,
                     or_node, child_remaining, path, on_path, ply, i, m, scratch, buf, look,
                     work_pn, work_dn, work_hand, work_len, work_rep, rule, checker):
@@ -344,10 +344,10 @@ def _note_unknown(control, pending, work_moves, best, ply, m):
         pending[k, ply + 1] = m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max_depth,
                 max_nodes, control, pending, work_moves, work_pn, work_dn, work_hand, work_len,
-                work_rep, work_next, work_wait):
+                work_rep, work_next, work_wait, frames, move_bufs, on_path, small):
     """Search from the position (attacker to move) for a mate within max_depth plies
     (NO_LIMIT: any length). Proofs and disproofs stored under `known_salt` (another
     namespace of the same problem, e.g. the main search's when this one is
@@ -367,21 +367,24 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     (work_len carries the same for children in the frames)."""
     attacker = state[SIDE]
     generation = np.int32(salt & 0x3FFFFFFF)   # entries of this problem (see tt.py)
-    scratch = np.empty(2 * MAX_MOVES, dtype=np.int32)
-    mate_buf = np.empty(2 * MAX_MOVES, dtype=np.int32)   # the 2-ply check's own
-    look = np.empty(4, dtype=np.int64)
-    last_drop = np.empty(81, dtype=np.int64)
+    # Every buffer comes from the caller (new_workspace): this kernel and all it calls
+    # are compiled without numba's reference counting (see movegen.py), so none of
+    # them may allocate.
+    scratch = move_bufs[0]
+    mate_buf = move_bufs[1]      # the 2-ply check's own
+    look = small[:4]
+    last_drop = small[4:85]
     # Per-ply frames. Each is written at a ply before it is read there, so none is
-    # zeroed: on a short problem the zeroing was a visible part of the call.
-    nmoves = np.empty(MAX_PLY, dtype=np.int64)
-    thpn = np.empty(MAX_PLY, dtype=np.int64)
-    thdn = np.empty(MAX_PLY, dtype=np.int64)
-    best = np.empty(MAX_PLY, dtype=np.int64)
-    captured = np.empty(MAX_PLY, dtype=np.int64)
-    path = np.empty(MAX_PLY, dtype=np.int64)
-    tkey = np.empty(MAX_PLY, dtype=np.int64)
-    start_nodes = np.empty(MAX_PLY, dtype=np.int64)
-    checker = np.empty(MAX_PLY, dtype=np.int64)    # rule mode: distant slider checker
+    # cleared between calls.
+    nmoves = frames[0]
+    thpn = frames[1]
+    thdn = frames[2]
+    best = frames[3]
+    captured = frames[4]
+    path = frames[5]
+    tkey = frames[6]
+    start_nodes = frames[7]
+    checker = frames[8]    # rule mode: distant slider checker
     nodes = np.int64(0)
     stop = STOP_NONE
     root_pn = np.int64(1)
@@ -395,7 +398,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     path[0] = tkey[0] ^ (hands[attacker] * HAND_MIX[1])
     # How many positions of the path fall in each slot (by key): a repetition test
     # scans the path only when its slot is taken, not at every child of a long line.
-    on_path = np.zeros(_PATH_MASK + 1, dtype=np.int32)
+    on_path[:] = 0
     on_path[path[0] & _PATH_MASK] += 1
     expand = True
     while True:
@@ -579,13 +582,16 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     return root_pn, root_dn, nodes, stop, root_len
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def probe(keys, thands, vals, salt, board, hands, state, attacker, out):
     """Table values of the current position: out <- pn, dn, length, hand."""
     return tt_lookup(keys, thands, vals, table_key(state, hands, salt), hands[attacker], _NO_LIMIT, out)
 
 
 def new_workspace():
+    """The work arrays of dfpn_search, in the order of its last parameters: the children
+    of every ply (moves, pn, dn, hand, length, repetition, drop chain), then the per-ply
+    frames, two move buffers, the path's key-slot counters and a few scratch words."""
     return (np.empty((MAX_PLY, MAX_MOVES), dtype=np.int32),
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
@@ -593,7 +599,11 @@ def new_workspace():
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.bool_),
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.int32),
-            np.empty((MAX_PLY, MAX_MOVES), dtype=np.bool_))
+            np.empty((MAX_PLY, MAX_MOVES), dtype=np.bool_),
+            np.empty((9, MAX_PLY), dtype=np.int64),
+            np.empty((2, 2 * MAX_MOVES), dtype=np.int32),
+            np.empty(_PATH_MASK + 1, dtype=np.int32),
+            np.empty(85, dtype=np.int64))
 
 
 @njit(cache=True)
@@ -689,7 +699,7 @@ def replays_to_mate(board, hands, state, line, n):
     return ok
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def store(keys, thands, vals, salt, board, hands, state, attacker, pn, dn, length, amount):
     """Write a result settled outside the search (e.g. by mudaai.py) for the current
     position; the attacker's hand is the proof or disproof hand, `amount` the effort

@@ -3,8 +3,13 @@ defender evasions, full legal moves.
 
 Every kernel takes the position arrays (board int8[81], hands int64[2], state int64[4];
 see position.py) and writes integer moves (see notation.py) into a caller-owned int32
-buffer, returning the new count. Nothing here allocates on the hot path except a few
-tiny fixed-size scratch arrays.
+buffer, returning the new count.
+
+Nothing the search calls allocates, and those kernels are compiled with _nrt=False:
+without it numba counts references on every array passed to a compiled call (an atomic
+increment and decrement each), which was a quarter of the search's time on yo_mate11.
+Such a kernel cannot allocate (numba refuses to compile it), so buffers come from the
+caller (dfpn.new_workspace). tests/test_kernels.py keeps the search free of them.
 """
 import numpy as np
 from numba import njit
@@ -51,7 +56,7 @@ def hand_count(hand, kind):
 
 
 # ---------------------------------------------------------------- position set-up
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fill_state(board, side, state):
     """state from the board: side, Zobrist key, king squares (compiled: a Python loop
     over the squares cost more than solving a short problem)."""
@@ -71,7 +76,7 @@ def fill_state(board, side, state):
 
 
 # ---------------------------------------------------------------- do / undo
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def do_move(board, hands, state, move):
     """Play move; returns the captured piece code (0 if none) for undo_move."""
     to = move & 127
@@ -105,7 +110,7 @@ def do_move(board, hands, state, move):
     return captured
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def undo_move(board, hands, state, move, captured):
     to = move & 127
     frm = (move >> 7) & 127
@@ -159,7 +164,7 @@ def _attacker_from(board, sq, d, colour):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attacked(board, sq, colour):
     """Is square sq attacked by a piece of `colour`? (The hottest test of the search,
     written out: going through _attacker_from made evasions 45% slower.)"""
@@ -190,7 +195,7 @@ def attacked(board, sq, colour):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def find_attackers(board, sq, colour, out):
     """Squares of `colour`'s pieces that attack sq, written to out; returns the count."""
     n = 0
@@ -202,7 +207,7 @@ def find_attackers(board, sq, colour, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sole_checker(board, ksq, colour):
     """Square of the one piece of `colour` that attacks ksq; -1 if none or several."""
     found = -1
@@ -215,13 +220,13 @@ def sole_checker(board, ksq, colour):
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def in_check(board, state, colour):
     k = state[KING_SQ + colour]
     return k >= 0 and attacked(board, k, 1 - colour)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def piece_attacks_from(board, piece, frm, target, vacated):
     """Would `piece` standing on frm attack target? `vacated` is treated as empty
     (the square the piece left), so this can be asked before the move is made."""
@@ -243,7 +248,7 @@ def piece_attacks_from(board, piece, frm, target, vacated):
 
 
 # ---------------------------------------------------------------- pawn-drop mate
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _king_steps(board, ksq, colour, out, n, first_only):
     """Append the king's safe steps to out; returns the new count. The king is lifted
     while testing, so a square behind it on a checking slider's line counts as attacked."""
@@ -265,7 +270,7 @@ def _king_steps(board, ksq, colour, out, n, first_only):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pawn_check_escapes(board, state, pawn_sq):
     """The side to move is in check from a pawn just dropped on pawn_sq. Can it get out?
     A pawn's check is a contact check: only a king move or a capture of the pawn helps,
@@ -273,15 +278,22 @@ def _pawn_check_escapes(board, state, pawn_sq):
     side = state[SIDE]
     enemy = 1 - side
     ksq = state[KING_SQ + side]
-    if _king_steps(board, ksq, side, np.empty(8, dtype=np.int32), _0, _YES):
-        return True
+    king = board[ksq]
+    board[ksq] = 0
+    for d in range(8):
+        t = STEP[ksq, d]
+        if t < 0:
+            continue
+        q = board[t]
+        if (q == 0 or (q >> 4) != side) and not attacked(board, t, enemy):
+            board[ksq] = king
+            return True
+    board[ksq] = king
     # Captures of the pawn by other pieces, unless pinned against the king.
-    sqs = np.empty(16, dtype=np.int64)
-    na = find_attackers(board, pawn_sq, side, sqs)
     pawn = board[pawn_sq]
-    for i in range(na):
-        s = sqs[i]
-        if s == ksq:
+    for d in range(12):
+        s = _attacker_from(board, pawn_sq, d, side)
+        if s < 0 or s == ksq:
             continue
         p = board[s]
         board[pawn_sq] = p
@@ -294,7 +306,7 @@ def _pawn_check_escapes(board, state, pawn_sq):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pawn_drop_mates(board, hands, state, to):
     """Would dropping a pawn of the side to move on `to` be 打ち歩詰め?"""
     side = state[SIDE]
@@ -326,7 +338,7 @@ def emit_moves(out, n, frm, to, piece, colour):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pawn_files(board, colour):
     """Bit f set when `colour` has an unpromoted pawn on file f+1 (for 二歩)."""
     files = 0
@@ -337,7 +349,7 @@ def _pawn_files(board, colour):
     return files
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _drop_allowed(board, kind, colour, to, pawn_files):
     if board[to] != 0 or _rel_rank(to, colour) <= _dead_ranks(kind):
         return False
@@ -373,7 +385,7 @@ def _piece_moves(board, c, frm, p, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pseudo_moves(board, hands, state, out, n):
     """All moves of the side to move that obey piece movement, promotion, drop rules
     (dead pieces, 二歩) but not yet king safety or 打ち歩詰め."""
@@ -396,7 +408,7 @@ def pseudo_moves(board, hands, state, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _is_legal_after(board, hands, state, move, colour):
     """Make the move, test that colour's king is safe and the move is not 打ち歩詰め."""
     to = move & 127
@@ -411,7 +423,7 @@ def _is_legal_after(board, hands, state, move, colour):
     return ok
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_moves(board, hands, state, out):
     """All legal moves of the side to move; returns the count."""
     c = state[SIDE]
@@ -426,7 +438,7 @@ def legal_moves(board, hands, state, out):
 
 
 # ---------------------------------------------------------------- attacker: checks
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def check_moves(board, hands, state, out):
     """Every legal move of the side to move that checks the enemy king; returns the count.
     Direct checks, discovered checks, and drops (no 二歩, dead pieces or 打ち歩詰め)."""
@@ -520,7 +532,7 @@ def check_moves(board, hands, state, out):
 
 
 # ---------------------------------------------------------------- defender: evasions
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _moves_to(board, colour, target, out, n):
     """Board moves (not king) of `colour` whose destination is target."""
     for d in range(8):
@@ -572,7 +584,7 @@ def _pinned_away(board, ksq, frm, to, colour):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _safe_moves_to(board, hands, state, target, ksq, out, n, first_only):
     """Append the board moves (not king) of the side to move onto target that leave its
     king at ksq safe; returns the new count. The side to move is in check by one piece
@@ -593,7 +605,7 @@ def _safe_moves_to(board, hands, state, target, ksq, out, n, first_only):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def evasions(board, hands, state, out, first_only):
     """Legal replies of the side to move, which is in check; returns the count.
     With first_only, stops at the first legal reply (a fast "is it mate?")."""
@@ -637,7 +649,7 @@ def evasions(board, hands, state, out, first_only):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mate_in_one(board, hands, state, out):
     """A checking move after which the enemy has no legal reply, or -1.
     out needs 2 * MAX_MOVES room (the second half holds the replies)."""
@@ -653,7 +665,7 @@ def mate_in_one(board, hands, state, out):
     return np.int32(-1)        # (the type of a move, as m: one compiled do_move)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def all_moves(board, hands, state, out):
     """Legal moves of the side to move, whether it is in check or not."""
     if in_check(board, state, state[SIDE]):

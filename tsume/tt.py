@@ -45,7 +45,7 @@ def hand_covers(big, small):
     return ((big - small) & HAND_GUARD) == 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tt_lookup(keys, hands, vals, key, hand, remaining, out):
     """Look up (key, attacker hand) for a node with `remaining` plies of depth left.
     out[0..3] <- pn, dn, length, proof/disproof hand. Returns True when something usable
@@ -84,7 +84,7 @@ def tt_lookup(keys, hands, vals, key, hand, remaining, out):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tt_store(keys, hands, vals, generation, key, hand, pn, dn, amount, length):
     """Store a result. A proof also clears the same board's running entries that it
     makes redundant (hands that hold the proof pieces); a disproof likewise. Final
