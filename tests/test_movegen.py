@@ -51,6 +51,23 @@ def test_random_tsume_positions_match_cshogi():
     assert mismatches == []
 
 
+def test_attacker_with_pinned_pieces_matches_cshogi():
+    """Checks of an attacker whose own king stands among the pieces: its pinned pieces
+    may only check along their pin, its king only to safe squares, and with its king
+    in check (by the defender's last move) a check must also answer that check."""
+    from tsume.movegen import _shields
+    rng = random.Random(20261201)
+    mismatches, pinned, in_check = [], 0, 0
+    for _ in range(3000):
+        pos = random_position(rng, attacker_king_near=True)
+        own, side = pos.king_square(pos.side_to_move), pos.side_to_move
+        pinned += any(_shields(pos.board, own, side, 1 - side))
+        in_check += pos.is_check()
+        _compare(pos, cshogi_board(pos.sfen()), mismatches)
+    assert pinned > 200 and in_check > 200, (pinned, in_check)
+    assert mismatches == []
+
+
 def _replay_and_compare(rows):
     mismatches, compared = [], 0
     for cols in rows:

@@ -438,6 +438,39 @@ def legal_moves(board, hands, state, out):
 
 
 # ---------------------------------------------------------------- attacker: checks
+@njit(cache=True, inline="always")
+def _has_square(lo, hi, sq):
+    """Is sq in the square set held as two bit words (squares 0-63, 64-80)?"""
+    return (lo >> sq) & 1 == 1 if sq < 64 else (hi >> (sq - 64)) & 1 == 1
+
+
+@njit(cache=True, _nrt=False)
+def _shields(board, ksq, colour, slider_colour):
+    """The pieces of `colour` that stand first on a ray from ksq with a slider of
+    `slider_colour` behind them on it, as two bit words: our pieces that shield the
+    enemy king from our slider (moving them discovers a check), or our pieces pinned
+    to our own king by an enemy slider."""
+    lo = np.int64(0)
+    hi = np.int64(0)
+    for d in range(8):
+        t = STEP[ksq, d]
+        while t >= 0 and board[t] == 0:
+            t = STEP[t, d]
+        if t < 0 or (board[t] >> 4) != colour:
+            continue
+        t2 = STEP[t, d]
+        while t2 >= 0 and board[t2] == 0:
+            t2 = STEP[t2, d]
+        if t2 >= 0:
+            q = board[t2]
+            if (q >> 4) == slider_colour and (SLIDE_MASK[q] >> OPPOSITE[d]) & 1:
+                if t < 64:
+                    lo |= np.int64(1) << t
+                else:
+                    hi |= np.int64(1) << (t - 64)
+    return lo, hi
+
+
 @njit(cache=True, _nrt=False)
 def check_moves(board, hands, state, out):
     """Every legal move of the side to move that checks the enemy king; returns the count.
@@ -448,40 +481,32 @@ def check_moves(board, hands, state, out):
     if ksq < 0:
         return 0
     own_king = state[KING_SQ + c]
-    careful = own_king >= 0       # moves must also keep our own king safe
+    # Legality of our moves. With our king in check, every candidate is played out.
+    # Otherwise only a king move or a move of a piece pinned to our king can be
+    # illegal, and a pinned piece only when it leaves the line of its pin.
+    own_checked = own_king >= 0 and attacked(board, own_king, e)
+    pin_lo, pin_hi = _shields(board, own_king, c, e) if own_king >= 0 else (_0, _0)
     n = 0
     # Our pieces that stand between the enemy king and one of our sliders: moving them
-    # off that ray discovers a check. A bit per square (two words: 81 squares).
-    disc_lo = np.int64(0)
-    disc_hi = np.int64(0)
+    # off that ray discovers a check.
+    disc_lo, disc_hi = _shields(board, ksq, c, c)
     kfile = ksq // 9
     krank = ksq % 9
-    for d in range(8):
-        t = STEP[ksq, d]
-        while t >= 0 and board[t] == 0:
-            t = STEP[t, d]
-        if t < 0 or (board[t] >> 4) != c:
-            continue
-        t2 = STEP[t, d]
-        while t2 >= 0 and board[t2] == 0:
-            t2 = STEP[t2, d]
-        if t2 >= 0:
-            q = board[t2]
-            if (q >> 4) == c and (SLIDE_MASK[q] >> OPPOSITE[d]) & 1:
-                if t < 64:
-                    disc_lo |= np.int64(1) << t
-                else:
-                    disc_hi |= np.int64(1) << (t - 64)
     # Board moves.
     for frm in range(81):
         p = board[frm]
         if p == 0 or (p >> 4) != c:
             continue
         dd = -1
-        if (disc_lo >> frm) & 1 if frm < 64 else (disc_hi >> (frm - 64)) & 1:
+        if _has_square(disc_lo, disc_hi, frm):
             dd = DIRECTION_TO[ksq, frm]
         elif SLIDE_MASK[p] == 0 and (abs(frm // 9 - kfile) > 2 or abs(frm % 9 - krank) > 4):
             continue    # a stepping piece this far away cannot check with one move
+        pin = -1                          # -1: legal; 0-7: pinned along it; 99: play out
+        if own_checked or frm == own_king:
+            pin = 99
+        elif _has_square(pin_lo, pin_hi, frm):
+            pin = DIRECTION_TO[own_king, frm]
         start = n
         n = _piece_moves(board, c, frm, p, out, n)
         # Keep only the candidates that check (and are legal).
@@ -493,7 +518,7 @@ def check_moves(board, hands, state, out):
             if not gives:
                 piece = p + 8 if m & PROMOTE_FLAG else p
                 gives = piece_attacks_from(board, piece, to, ksq, frm)
-            if gives and careful:
+            if gives and pin >= 0 and DIRECTION_TO[own_king, to] != pin:
                 gives = _is_legal_after(board, hands, state, m, c)
             if gives:
                 out[k] = m
@@ -502,7 +527,6 @@ def check_moves(board, hands, state, out):
     # Drops: for each kind in hand, the empty squares from which it would attack the king.
     hand = hands[c]
     if hand != 0:
-        own_checked = careful and attacked(board, own_king, e)
         pf = _pawn_files(board, c)
         for kind in range(1, 8):
             if hand_count(hand, kind) == 0:
