@@ -26,8 +26,8 @@ MAX_PLY = 2048
 # A new defender node with at most this many replies gets a 2-ply check (every reply
 # allows a mate in one?). With 1 (forced replies): tanuki_generated 25-30% faster, yo_mate
 # and the classics unchanged; with 2 the failing mate searches cost more than they save.
-# The root's children get it whatever their number of replies (a mate-in-3 check, paid
-# once per search): yo_mate3 search time halved, longer problems unchanged.
+# The root gets a mate-in-3 check once per search (_root_mate_in_three): its checks by
+# number of replies, fewest first, until one has every reply mated in one.
 FIXED_DEPTH_REPLIES = 1
 STOP_NONE, STOP_NODES, STOP_FLAG, STOP_DEPTH = 0, 1, 2, 3
 _FULL_MIX = HAND_MIX[0]
@@ -228,6 +228,44 @@ def _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt
 
 
 @njit(cache=True, _nrt=False)
+def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, salt, known_salt,
+                        attacker, moves, n, counts, replies, buf, look):
+    """The root's 2-ply check: is there a check after which every reply allows a mate in
+    one? The checks are tried by their number of replies, fewest first, and the first
+    that succeeds is stored in the table (the expansion that follows then finds it
+    proven). Checks already in the table are left to the search, and so is a mate in
+    one. `counts` is scratch room for n numbers. The position is left as it was."""
+    for i in range(n):
+        cap = do_move(board, hands, state, moves[i])
+        if _lookup(keys, thands, vals, table_key(state, hands, salt), salt, known_salt,
+                   hands[attacker], _NO_LIMIT, look):
+            counts[i] = MAX_MOVES
+        else:
+            counts[i] = evasions(board, hands, state, replies, _NO)
+        undo_move(board, hands, state, moves[i], cap)
+        if counts[i] == 0:
+            return
+    while True:
+        best = -1
+        for i in range(n):
+            if counts[i] < MAX_MOVES and (best < 0 or counts[i] < counts[best]):
+                best = i
+        if best < 0:
+            return
+        counts[best] = MAX_MOVES
+        cap = do_move(board, hands, state, moves[best])
+        ne = evasions(board, hands, state, replies, _NO)
+        proof = _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt,
+                                   attacker, replies, ne, buf)
+        if proof >= 0:
+            tt_store(keys, thands, vals, generation, table_key(state, hands, salt), proof, _0, INF,
+                     1 + 2 * ne, _2)
+        undo_move(board, hands, state, moves[best], cap)
+        if proof >= 0:
+            return
+
+
+@njit(cache=True, _nrt=False)
 def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, known_salt, attacker,
                     or_node, child_remaining, path, on_path, ply, i, m, scratch, buf, look,
                     work_pn, work_dn, work_hand, work_len, work_rep, rule, checker):
@@ -303,7 +341,7 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
             # decides the node either way, for less than expanding it would cost.
             horizon = child_remaining == 2 and not rule
             proof = np.int64(-1)
-            if (ne <= FIXED_DEPTH_REPLIES or ply == 0 or horizon) and child_remaining >= 2 \
+            if (ne <= FIXED_DEPTH_REPLIES or horizon) and child_remaining >= 2 \
                     and not rule:
                 proof = _replies_all_mated(board, hands, state, keys, thands, vals, generation,
                                            salt, attacker, scratch, ne, buf)
@@ -424,6 +462,11 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                         d = DIRECTION_TO[ksq, csq]
                         if d < 8 and STEP[ksq, d] != csq:
                             checker[ply] = csq
+            if ply == 0 and max_depth >= 3 and not rule:
+                # (work_len's row is scratch here: the children's values overwrite it.)
+                _root_mate_in_three(board, hands, state, keys, thands, vals, generation, salt,
+                                    known_salt, attacker, moves, n, work_len[0], scratch, mate_buf,
+                                    look)
             for i in range(n):
                 if not or_node and work_wait[ply, i]:
                     work_pn[ply, i] = 1           # placeholders until it joins
