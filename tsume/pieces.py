@@ -91,8 +91,12 @@ for _k, (_s, _bits) in _layout.items():
     HAND_GUARD |= 1 << (_s + _bits)   # one spare bit above every field catches a borrow
 
 
+# The same layout as Python ints, for the Python side (numpy scalar arithmetic is slow).
+_HAND_FIELDS = tuple((_k, int(HAND_SHIFT[_k]), int(HAND_MASK[_k])) for _k in HAND_KINDS)
+
+
 def hand_count(packed, kind):
-    return int((packed >> HAND_SHIFT[kind]) & HAND_MASK[kind])
+    return int((int(packed) >> int(HAND_SHIFT[kind])) & int(HAND_MASK[kind]))
 
 
 def pack_hand(counts):
@@ -105,7 +109,8 @@ def pack_hand(counts):
 
 
 def unpack_hand(packed):
-    return {k: hand_count(packed, k) for k in HAND_KINDS}
+    packed = int(packed)
+    return {k: (packed >> shift) & mask for k, shift, mask in _HAND_FIELDS}
 
 
 # ---------------------------------------------------------------- directions
