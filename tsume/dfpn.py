@@ -232,9 +232,9 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
                         attacker, moves, n, counts, replies, buf, look):
     """The root's 2-ply check: is there a check after which every reply allows a mate in
     one? The checks are tried by their number of replies, fewest first, and the first
-    that succeeds is stored in the table (the expansion that follows then finds it
-    proven). Checks already in the table are left to the search, and so is a mate in
-    one. `counts` is scratch room for n numbers. The position is left as it was."""
+    that succeeds is stored in the table. Returns its index, or that of a check that
+    mates at once, or -1. Checks already in the table are left to the search. `counts`
+    is scratch room for n numbers. The position is left as it was."""
     for i in range(n):
         cap = do_move(board, hands, state, moves[i])
         if _lookup(keys, thands, vals, table_key(state, hands, salt), salt, known_salt,
@@ -244,14 +244,14 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
             counts[i] = evasions(board, hands, state, replies, _NO)
         undo_move(board, hands, state, moves[i], cap)
         if counts[i] == 0:
-            return
+            return i                   # a mate in one: the search proves it at once
     while True:
         best = -1
         for i in range(n):
             if counts[i] < MAX_MOVES and (best < 0 or counts[i] < counts[best]):
                 best = i
         if best < 0:
-            return
+            return -1
         counts[best] = MAX_MOVES
         cap = do_move(board, hands, state, moves[best])
         ne = evasions(board, hands, state, replies, _NO)
@@ -262,7 +262,7 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
                      1 + 2 * ne, _2)
         undo_move(board, hands, state, moves[best], cap)
         if proof >= 0:
-            return
+            return best
 
 
 @njit(cache=True, _nrt=False)
@@ -464,9 +464,14 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                             checker[ply] = csq
             if ply == 0 and max_depth >= 3 and not rule:
                 # (work_len's row is scratch here: the children's values overwrite it.)
-                _root_mate_in_three(board, hands, state, keys, thands, vals, generation, salt,
-                                    known_salt, attacker, moves, n, work_len[0], scratch, mate_buf,
-                                    look)
+                j = _root_mate_in_three(board, hands, state, keys, thands, vals, generation, salt,
+                                        known_salt, attacker, moves, n, work_len[0], scratch,
+                                        mate_buf, look)
+                if j > 0:
+                    # The proven check first: the expansion below then stops at it.
+                    m = moves[j]
+                    moves[j] = moves[0]
+                    moves[0] = m
             for i in range(n):
                 if not or_node and work_wait[ply, i]:
                     work_pn[ply, i] = 1           # placeholders until it joins
