@@ -248,24 +248,33 @@ def piece_attacks_from(board, piece, frm, target, vacated):
 
 
 # ---------------------------------------------------------------- pawn-drop mate
+@njit(cache=True, inline="always")
+def _next_king_step(board, ksq, colour, d):
+    """The first direction from d on (0-7) in which colour's king on ksq can step to a
+    square not attacked by the enemy, or -1. The caller lifts the king off ksq, so that
+    a square behind it on a checking slider's line counts as attacked."""
+    while d < 8:
+        t = STEP[ksq, d]
+        if t >= 0:
+            q = board[t]
+            if (q == 0 or (q >> 4) != colour) and not attacked(board, t, 1 - colour):
+                return d
+        d += 1
+    return -1
+
+
 @njit(cache=True, _nrt=False)
 def _king_steps(board, ksq, colour, out, n, first_only):
-    """Append the king's safe steps to out; returns the new count. The king is lifted
-    while testing, so a square behind it on a checking slider's line counts as attacked."""
+    """Append the king's safe steps to out; returns the new count."""
     king = board[ksq]
     board[ksq] = 0
-    for d in range(8):
-        t = STEP[ksq, d]
-        if t < 0:
-            continue
-        q = board[t]
-        if q != 0 and (q >> 4) == colour:
-            continue
-        if not attacked(board, t, 1 - colour):
-            out[n] = t | (ksq << 7)
-            n += 1
-            if first_only:
-                break
+    d = _next_king_step(board, ksq, colour, 0)
+    while d >= 0:
+        out[n] = STEP[ksq, d] | (ksq << 7)
+        n += 1
+        if first_only:
+            break
+        d = _next_king_step(board, ksq, colour, d + 1)
     board[ksq] = king
     return n
 
@@ -280,15 +289,10 @@ def _pawn_check_escapes(board, state, pawn_sq):
     ksq = state[KING_SQ + side]
     king = board[ksq]
     board[ksq] = 0
-    for d in range(8):
-        t = STEP[ksq, d]
-        if t < 0:
-            continue
-        q = board[t]
-        if (q == 0 or (q >> 4) != side) and not attacked(board, t, enemy):
-            board[ksq] = king
-            return True
+    steps = _next_king_step(board, ksq, side, _0) >= 0
     board[ksq] = king
+    if steps:
+        return True
     # Captures of the pawn by other pieces, unless pinned against the king.
     pawn = board[pawn_sq]
     for d in range(12):
