@@ -13,6 +13,7 @@ perf_event_paranoid <= 2; samples user-space only.
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -101,6 +102,8 @@ def main():
                              "--stdio"], capture_output=True, text=True).stdout
     lines = [line for line in report.splitlines() if "%" in line and not line.startswith("#")]
     print("\n".join(lines[:args.top]))
+    shutil.rmtree(data.parent, ignore_errors=True)
+    shutil.rmtree(os.environ["NUMBA_CACHE_DIR"], ignore_errors=True)   # only this run's
 
 
 if __name__ == "__main__":

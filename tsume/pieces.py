@@ -92,11 +92,12 @@ for _k, (_s, _bits) in _layout.items():
 
 
 # The same layout as Python ints, for the Python side (numpy scalar arithmetic is slow).
-_HAND_FIELDS = tuple((_k, int(HAND_SHIFT[_k]), int(HAND_MASK[_k])) for _k in HAND_KINDS)
+_HAND_FIELDS = {_k: (int(HAND_SHIFT[_k]), int(HAND_MASK[_k])) for _k in HAND_KINDS}
 
 
 def hand_count(packed, kind):
-    return int((int(packed) >> int(HAND_SHIFT[kind])) & int(HAND_MASK[kind]))
+    shift, mask = _HAND_FIELDS[kind]
+    return (int(packed) >> shift) & mask
 
 
 def pack_hand(counts):
@@ -110,7 +111,7 @@ def pack_hand(counts):
 
 def unpack_hand(packed):
     packed = int(packed)
-    return {k: (packed >> shift) & mask for k, shift, mask in _HAND_FIELDS}
+    return {k: (packed >> shift) & mask for k, (shift, mask) in _HAND_FIELDS.items()}
 
 
 # ---------------------------------------------------------------- directions
