@@ -72,7 +72,7 @@ def random_position(rng: random.Random, attacker=None, max_pieces=14, attacker_k
             hands[defender][k] = rest if rng.random() < 0.7 else rng.randint(0, rest)
         pos = Position(board, [P.pack_hand(hands[0]), P.pack_hand(hands[1])], attacker)
         dk = pos.king_square(defender)
-        if attacked(pos.board, dk, attacker):
+        if attacked(pos.board, pos.state, dk, attacker):
             continue
         if attacker_king_near and pos.king_square(attacker) is None:
             continue

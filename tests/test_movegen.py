@@ -61,7 +61,7 @@ def test_attacker_with_pinned_pieces_matches_cshogi():
     for _ in range(3000):
         pos = random_position(rng, attacker_king_near=True)
         own, side = pos.king_square(pos.side_to_move), pos.side_to_move
-        pinned += any(_shields(pos.board, own, side, 1 - side))
+        pinned += any(_shields(pos.board, pos.state, own, side, 1 - side))
         in_check += pos.is_check()
         _compare(pos, cshogi_board(pos.sfen()), mismatches)
     assert pinned > 200 and in_check > 200, (pinned, in_check)
@@ -97,7 +97,7 @@ def test_game_positions_match_cshogi(name):
 def _side_not_to_move_in_check(pos):
     from tsume.movegen import attacked
     king = pos.king_square(1 - pos.side_to_move)
-    return king is not None and attacked(pos.board, king, pos.side_to_move)
+    return king is not None and attacked(pos.board, pos.state, king, pos.side_to_move)
 
 
 def test_edge_case_positions_match_cshogi_and_python_shogi():
@@ -172,7 +172,9 @@ def test_tsume_perft_matches_cshogi(sfen):
     pos = Position.from_sfen(sfen)
     for depth in (1, 2, 3):
         assert tsume_perft(pos.board, pos.hands, pos.state, depth) == cshogi_perft(cshogi_board(sfen), depth)
-    assert pos.sfen() == Position.from_sfen(sfen).sfen()   # the search left the position as it was
+    # The search left the position as it was, square sets included.
+    assert pos.sfen() == Position.from_sfen(sfen).sfen()
+    assert (pos.state == Position.from_sfen(sfen).state).all()
 
 
 def test_do_undo_restores_position_and_key():
@@ -183,6 +185,7 @@ def test_do_undo_restores_position_and_key():
         for usi in pos.legal_moves():
             after = pos.copy()
             after.push_usi(usi)
-            # Incremental key equals a key recomputed from scratch.
-            assert Position.from_sfen(after.sfen()).state[1] == after.state[1]
+            # Incremental key, king squares and square sets equal those recomputed
+            # from scratch.
+            assert (Position.from_sfen(after.sfen()).state == after.state).all()
         assert (pos.board == before[0]).all() and (pos.hands == before[1]).all() and (pos.state == before[2]).all()

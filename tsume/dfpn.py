@@ -67,7 +67,7 @@ def interposition_guard(board, hands, state, attacker):
     one and could drop it)."""
     defender = 1 - attacker
     ksq = state[KING_SQ + defender]
-    csq = sole_checker(board, ksq, attacker)
+    csq = sole_checker(board, state, ksq, attacker)
     if csq < 0:
         return np.int64(0)        # double check (or none): nothing to interpose
     d = DIRECTION_TO[ksq, csq]
@@ -171,8 +171,8 @@ def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, 
     for i in range(n):
         m = scratch[i]
         cap = do_move(board, hands, state, m)
-        if (state[KING_SQ + attacker] >= 0 and attacked(board, state[KING_SQ + attacker], defender)) \
-                or not attacked(board, state[KING_SQ + defender], attacker):
+        if (state[KING_SQ + attacker] >= 0 and attacked(board, state, state[KING_SQ + attacker], defender)) \
+                or not attacked(board, state, state[KING_SQ + defender], attacker):
             # Illegal, or no longer a check (e.g. a lance that promoted): not futile.
             undo_move(board, hands, state, m, cap)
             continue
@@ -457,7 +457,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                 checker[ply] = -1
                 if rule:
                     ksq = state[KING_SQ + 1 - attacker]
-                    csq = sole_checker(board, ksq, attacker)
+                    csq = sole_checker(board, state, ksq, attacker)
                     if csq >= 0:
                         d = DIRECTION_TO[ksq, csq]
                         if d < 8 and STEP[ksq, d] != csq:

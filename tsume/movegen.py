@@ -14,9 +14,12 @@ caller (dfpn.new_workspace). tests/test_kernels.py keeps the search free of them
 import numpy as np
 from numba import njit
 
-from .pieces import (DIRECTION_TO, HAND_MASK, HAND_SHIFT, OPPOSITE, SLIDE_MASK, STEP,
-                     STEP_MASK, ZOBRIST_BOARD, ZOBRIST_SIDE, unpack_hand)
-from .position import KEY, KING_SQ, SIDE
+from .pieces import (DIRECTION_TO, HAND_MASK, HAND_SHIFT, NEIGHBOUR_COUNT, NEIGHBOUR_PIECES,
+                     NEIGHBOUR_SQ, OPPOSITE, SLIDE_MASK, STEP, STEP_MASK, ZOBRIST_BOARD,
+                     ZOBRIST_SIDE, unpack_hand)
+from .position import KEY, KING_SQ, OCCUPIED, SIDE, SLIDERS, STATE_SIZE
+from .squareset import (BETWEEN, LINES, SPLIT, bit_of, contains, lowest_square, single_square,
+                        word_of)
 
 MAX_MOVES = 1024          # shogi's maximum is 593 legal moves; the rest is scratch room
 DROP_BASE = 81
@@ -63,6 +66,8 @@ def fill_state(board, side, state):
     state[SIDE] = side
     state[KING_SQ] = -1
     state[KING_SQ + 1] = -1
+    for i in range(OCCUPIED, STATE_SIZE):
+        state[i] = 0
     key = np.int64(0)
     for sq in range(81):
         p = board[sq]
@@ -70,6 +75,9 @@ def fill_state(board, side, state):
             key ^= ZOBRIST_BOARD[p, sq]
             if p & 15 == _KING:
                 state[KING_SQ + (p >> 4)] = sq
+            state[OCCUPIED + 2 * (p >> 4) + word_of(sq)] |= bit_of(sq)
+            if SLIDE_MASK[p] != 0:
+                state[SLIDERS + word_of(sq)] |= bit_of(sq)
     if side == 1:                      # White to move
         key ^= ZOBRIST_SIDE
     state[KEY] = key
@@ -84,6 +92,9 @@ def do_move(board, hands, state, move):
     side = state[SIDE]
     key = state[KEY] ^ ZOBRIST_SIDE
     captured = 0
+    to_w = word_of(to)
+    to_bit = bit_of(to)
+    own = OCCUPIED + 2 * side
     if frm > DROP_BASE:
         kind = frm - DROP_BASE
         piece = kind | (side << 4)
@@ -92,9 +103,15 @@ def do_move(board, hands, state, move):
         piece = np.int64(board[frm])
         key ^= ZOBRIST_BOARD[piece, frm]
         board[frm] = 0
+        state[own + word_of(frm)] ^= bit_of(frm)
+        if SLIDE_MASK[piece] != 0:
+            state[SLIDERS + word_of(frm)] ^= bit_of(frm)
         captured = np.int64(board[to])
         if captured != 0:
             key ^= ZOBRIST_BOARD[captured, to]
+            state[OCCUPIED + 2 * (1 - side) + to_w] ^= to_bit
+            if SLIDE_MASK[captured] != 0:
+                state[SLIDERS + to_w] ^= to_bit
             ck = captured & 15
             if ck > _KING:
                 ck -= 8
@@ -104,6 +121,9 @@ def do_move(board, hands, state, move):
         if piece & 15 == _KING:
             state[KING_SQ + side] = to
     board[to] = piece
+    state[own + to_w] |= to_bit
+    if SLIDE_MASK[piece] != 0:
+        state[SLIDERS + to_w] |= to_bit
     key ^= ZOBRIST_BOARD[piece, to]
     state[KEY] = key
     state[SIDE] = 1 - side
@@ -117,6 +137,12 @@ def undo_move(board, hands, state, move, captured):
     side = 1 - state[SIDE]
     piece = np.int64(board[to])
     key = state[KEY] ^ ZOBRIST_SIDE ^ ZOBRIST_BOARD[piece, to]
+    to_w = word_of(to)
+    to_bit = bit_of(to)
+    own = OCCUPIED + 2 * side
+    state[own + to_w] ^= to_bit
+    if SLIDE_MASK[piece] != 0:
+        state[SLIDERS + to_w] ^= to_bit
     if frm > DROP_BASE:
         hands[side] += 1 << HAND_SHIFT[frm - DROP_BASE]
         board[to] = 0
@@ -124,6 +150,9 @@ def undo_move(board, hands, state, move, captured):
         board[to] = captured
         if captured != 0:
             key ^= ZOBRIST_BOARD[captured, to]
+            state[OCCUPIED + 2 * (1 - side) + to_w] |= to_bit
+            if SLIDE_MASK[captured] != 0:
+                state[SLIDERS + to_w] |= to_bit
             ck = captured & 15
             if ck > _KING:
                 ck -= 8
@@ -131,6 +160,9 @@ def undo_move(board, hands, state, move, captured):
         if move & PROMOTE_FLAG:
             piece -= 8
         board[frm] = piece
+        state[own + word_of(frm)] |= bit_of(frm)
+        if SLIDE_MASK[piece] != 0:
+            state[SLIDERS + word_of(frm)] |= bit_of(frm)
         key ^= ZOBRIST_BOARD[piece, frm]
         if piece & 15 == _KING:
             state[KING_SQ + side] = frm
@@ -139,95 +171,121 @@ def undo_move(board, hands, state, move, captured):
 
 
 # ---------------------------------------------------------------- attacks
+# A piece attacks a square next to it (or a knight's jump away) by a step of its
+# STEP_MASK, and any square further along a line by a slide of its SLIDE_MASK: the
+# neighbours are read off the board, the sliders come from the square sets in state.
 @njit(cache=True, inline="always")
-def _attacker_from(board, sq, d, colour):
-    """Square of the piece of `colour` that attacks sq from direction d (0-7: the ray,
-    nearest piece only; 8-11: a knight's jump), or -1."""
-    t = STEP[sq, d]
-    if t < 0:
-        return -1
-    od = OPPOSITE[d]
-    p = board[t]
-    if d >= 8:
-        if p != 0 and (p >> 4) == colour and (STEP_MASK[p] >> od) & 1:
-            return t
-        return -1
-    if p != 0:
-        if (p >> 4) == colour and ((STEP_MASK[p] | SLIDE_MASK[p]) >> od) & 1:
-            return t
-        return -1
-    t = STEP[t, d]
-    while t >= 0 and board[t] == 0:
-        t = STEP[t, d]
-    if t >= 0 and (board[t] >> 4) == colour and (SLIDE_MASK[board[t]] >> od) & 1:
-        return t
-    return -1
+def _occupied(state, w):
+    return state[OCCUPIED + w] | state[OCCUPIED + 2 + w]
+
+
+@njit(cache=True, inline="always")
+def _slides_to(board, s, sq, occ_lo, occ_hi):
+    """Does the slider on s reach sq (on one of its lines) with nothing in between?"""
+    return (SLIDE_MASK[board[s]] >> DIRECTION_TO[s, sq]) & 1 == 1 and \
+        BETWEEN[s, sq, 0] & occ_lo == 0 and BETWEEN[s, sq, 1] & occ_hi == 0
 
 
 @njit(cache=True, _nrt=False)
-def attacked(board, sq, colour):
-    """Is square sq attacked by a piece of `colour`? (The hottest test of the search,
-    written out: going through _attacker_from made evasions 45% slower.)"""
-    for d in range(8):
-        od = OPPOSITE[d]
-        t = STEP[sq, d]
-        if t < 0:
-            continue
-        p = board[t]
-        if p != 0:
-            if (p >> 4) == colour and ((STEP_MASK[p] | SLIDE_MASK[p]) >> od) & 1:
-                return True
-            continue
-        t = STEP[t, d]
-        while t >= 0:
-            p = board[t]
-            if p != 0:
-                if (p >> 4) == colour and (SLIDE_MASK[p] >> od) & 1:
-                    return True
-                break
-            t = STEP[t, d]
-    for d in range(8, 12):
-        t = STEP[sq, d]
-        if t >= 0:
-            p = board[t]
-            if p != 0 and (p >> 4) == colour and (STEP_MASK[p] >> OPPOSITE[d]) & 1:
+def attacked(board, state, sq, colour):
+    """Is square sq attacked by a piece of `colour`? (The hottest test of the search.)"""
+    for k in range(NEIGHBOUR_COUNT[colour, sq]):
+        if (NEIGHBOUR_PIECES[colour, sq, k] >> board[NEIGHBOUR_SQ[colour, sq, k]]) & 1:
+            return True
+    lo = state[SLIDERS] & state[OCCUPIED + 2 * colour] & LINES[sq, 0]
+    hi = state[SLIDERS + 1] & state[OCCUPIED + 2 * colour + 1] & LINES[sq, 1]
+    if lo | hi:
+        occ_lo = _occupied(state, 0)
+        occ_hi = _occupied(state, 1)
+        while lo | hi:
+            if lo:
+                s = lowest_square(lo)
+                lo &= lo - 1
+            else:
+                s = SPLIT + lowest_square(hi)
+                hi &= hi - 1
+            if _slides_to(board, s, sq, occ_lo, occ_hi):
                 return True
     return False
 
 
 @njit(cache=True, _nrt=False)
-def find_attackers(board, sq, colour, out):
+def attackers_to(board, state, sq, colour):
+    """The squares of `colour`'s pieces that attack sq, as a square set (lo, hi)."""
+    out_lo = np.int64(0)
+    out_hi = np.int64(0)
+    for k in range(NEIGHBOUR_COUNT[colour, sq]):
+        t = NEIGHBOUR_SQ[colour, sq, k]
+        if (NEIGHBOUR_PIECES[colour, sq, k] >> board[t]) & 1:
+            if t < SPLIT:
+                out_lo |= np.int64(1) << t
+            else:
+                out_hi |= np.int64(1) << (t - SPLIT)
+    lo = state[SLIDERS] & state[OCCUPIED + 2 * colour] & LINES[sq, 0]
+    hi = state[SLIDERS + 1] & state[OCCUPIED + 2 * colour + 1] & LINES[sq, 1]
+    if lo | hi:
+        occ_lo = _occupied(state, 0)
+        occ_hi = _occupied(state, 1)
+        while lo:
+            s = lowest_square(lo)
+            if _slides_to(board, s, sq, occ_lo, occ_hi):
+                out_lo |= lo & -lo
+            lo &= lo - 1
+        while hi:
+            s = SPLIT + lowest_square(hi)
+            if _slides_to(board, s, sq, occ_lo, occ_hi):
+                out_hi |= hi & -hi
+            hi &= hi - 1
+    return out_lo, out_hi
+
+
+@njit(cache=True, _nrt=False)
+def find_attackers(board, state, sq, colour, out):
     """Squares of `colour`'s pieces that attack sq, written to out; returns the count."""
+    lo, hi = attackers_to(board, state, sq, colour)
     n = 0
-    for d in range(12):
-        t = _attacker_from(board, sq, d, colour)
-        if t >= 0:
-            out[n] = t
-            n += 1
+    while lo:
+        out[n] = lowest_square(lo)
+        n += 1
+        lo &= lo - 1
+    while hi:
+        out[n] = SPLIT + lowest_square(hi)
+        n += 1
+        hi &= hi - 1
     return n
 
 
 @njit(cache=True, _nrt=False)
-def sole_checker(board, ksq, colour):
+def sole_checker(board, state, ksq, colour):
     """Square of the one piece of `colour` that attacks ksq; -1 if none or several."""
-    found = -1
-    for d in range(12):
-        t = _attacker_from(board, ksq, d, colour)
-        if t >= 0:
-            if found >= 0:
-                return -1
-            found = t
-    return found
+    lo, hi = attackers_to(board, state, ksq, colour)
+    return single_square(lo, hi)
 
 
 @njit(cache=True, _nrt=False)
 def in_check(board, state, colour):
     k = state[KING_SQ + colour]
-    return k >= 0 and attacked(board, k, 1 - colour)
+    return k >= 0 and attacked(board, state, k, 1 - colour)
+
+
+@njit(cache=True, inline="always")
+def _lift(board, state, sq):
+    """Take the piece off sq (board and square sets) and return it; _put puts it back.
+    For "where could the king step": a square behind it on a slider's line is attacked."""
+    p = board[sq]
+    board[sq] = 0
+    state[OCCUPIED + 2 * (p >> 4) + word_of(sq)] ^= bit_of(sq)
+    return p
+
+
+@njit(cache=True, inline="always")
+def _put(board, state, sq, p):
+    board[sq] = p
+    state[OCCUPIED + 2 * (p >> 4) + word_of(sq)] |= bit_of(sq)
 
 
 @njit(cache=True, _nrt=False)
-def piece_attacks_from(board, piece, frm, target, vacated):
+def piece_attacks_from(board, state, piece, frm, target, vacated):
     """Would `piece` standing on frm attack target? `vacated` is treated as empty
     (the square the piece left), so this can be asked before the move is made."""
     d = DIRECTION_TO[frm, target]
@@ -239,17 +297,18 @@ def piece_attacks_from(board, piece, frm, target, vacated):
         return ((STEP_MASK[piece] | SLIDE_MASK[piece]) >> d) & 1 == 1
     if (SLIDE_MASK[piece] >> d) & 1 == 0:
         return False
-    t = STEP[frm, d]
-    while t != target:
-        if board[t] != 0 and t != vacated:
-            return False
-        t = STEP[t, d]
-    return True
+    occ_lo = _occupied(state, 0)
+    occ_hi = _occupied(state, 1)
+    if vacated < SPLIT:
+        occ_lo &= ~(np.int64(1) << vacated)
+    else:
+        occ_hi &= ~(np.int64(1) << (vacated - SPLIT))
+    return BETWEEN[frm, target, 0] & occ_lo == 0 and BETWEEN[frm, target, 1] & occ_hi == 0
 
 
 # ---------------------------------------------------------------- pawn-drop mate
 @njit(cache=True, inline="always")
-def _next_king_step(board, ksq, colour, d):
+def _next_king_step(board, state, ksq, colour, d):
     """The first direction from d on (0-7) in which colour's king on ksq can step to a
     square not attacked by the enemy, or -1. The caller lifts the king off ksq, so that
     a square behind it on a checking slider's line counts as attacked."""
@@ -257,54 +316,55 @@ def _next_king_step(board, ksq, colour, d):
         t = STEP[ksq, d]
         if t >= 0:
             q = board[t]
-            if (q == 0 or (q >> 4) != colour) and not attacked(board, t, 1 - colour):
+            if (q == 0 or (q >> 4) != colour) and not attacked(board, state, t, 1 - colour):
                 return d
         d += 1
     return -1
 
 
 @njit(cache=True, _nrt=False)
-def _king_steps(board, ksq, colour, out, n, first_only):
+def _king_steps(board, state, ksq, colour, out, n, first_only):
     """Append the king's safe steps to out; returns the new count."""
-    king = board[ksq]
-    board[ksq] = 0
-    d = _next_king_step(board, ksq, colour, 0)
+    king = _lift(board, state, ksq)
+    d = _next_king_step(board, state, ksq, colour, 0)
     while d >= 0:
         out[n] = STEP[ksq, d] | (ksq << 7)
         n += 1
         if first_only:
             break
-        d = _next_king_step(board, ksq, colour, d + 1)
-    board[ksq] = king
+        d = _next_king_step(board, state, ksq, colour, d + 1)
+    _put(board, state, ksq, king)
     return n
 
 
 @njit(cache=True, _nrt=False)
-def _pawn_check_escapes(board, state, pawn_sq):
+def _pawn_check_escapes(board, hands, state, pawn_sq):
     """The side to move is in check from a pawn just dropped on pawn_sq. Can it get out?
     A pawn's check is a contact check: only a king move or a capture of the pawn helps,
     so no drop (and no recursion into drops) is involved."""
     side = state[SIDE]
     enemy = 1 - side
     ksq = state[KING_SQ + side]
-    king = board[ksq]
-    board[ksq] = 0
-    steps = _next_king_step(board, ksq, side, _0) >= 0
-    board[ksq] = king
+    king = _lift(board, state, ksq)
+    steps = _next_king_step(board, state, ksq, side, _0) >= 0
+    _put(board, state, ksq, king)
     if steps:
         return True
     # Captures of the pawn by other pieces, unless pinned against the king.
-    pawn = board[pawn_sq]
-    for d in range(12):
-        s = _attacker_from(board, pawn_sq, d, side)
-        if s < 0 or s == ksq:
+    lo, hi = attackers_to(board, state, pawn_sq, side)
+    while lo | hi:
+        if lo:
+            s = lowest_square(lo)
+            lo &= lo - 1
+        else:
+            s = SPLIT + lowest_square(hi)
+            hi &= hi - 1
+        if s == ksq:
             continue
-        p = board[s]
-        board[pawn_sq] = p
-        board[s] = 0
-        ok = not attacked(board, ksq, enemy)
-        board[s] = p
-        board[pawn_sq] = pawn
+        m = np.int32(pawn_sq | (s << 7))
+        cap = do_move(board, hands, state, m)
+        ok = not attacked(board, state, ksq, enemy)
+        undo_move(board, hands, state, m, cap)
         if ok:
             return True
     return False
@@ -319,7 +379,7 @@ def _pawn_drop_mates(board, hands, state, to):
         return False
     move = np.int32(to | ((DROP_BASE + _PAWN) << 7))     # a move is int32 everywhere
     cap = do_move(board, hands, state, move)
-    mates = not _pawn_check_escapes(board, state, to)
+    mates = not _pawn_check_escapes(board, hands, state, to)
     undo_move(board, hands, state, move, cap)
     return mates
 
@@ -422,7 +482,7 @@ def _is_legal_after(board, hands, state, move, colour):
     if state[KING_SQ + colour] < 0:
         return True
     cap = do_move(board, hands, state, move)
-    ok = not attacked(board, state[KING_SQ + colour], 1 - colour)
+    ok = not attacked(board, state, state[KING_SQ + colour], 1 - colour)
     undo_move(board, hands, state, move, cap)
     return ok
 
@@ -442,37 +502,35 @@ def legal_moves(board, hands, state, out):
 
 
 # ---------------------------------------------------------------- attacker: checks
-@njit(cache=True, inline="always")
-def _has_square(lo, hi, sq):
-    """Is sq in the square set held as two bit words (squares 0-63, 64-80)?"""
-    return (lo >> sq) & 1 == 1 if sq < 64 else (hi >> (sq - 64)) & 1 == 1
-
-
 @njit(cache=True, _nrt=False)
-def _shields(board, ksq, colour, slider_colour):
-    """The pieces of `colour` that stand first on a ray from ksq with a slider of
-    `slider_colour` behind them on it, as two bit words: our pieces that shield the
+def _shields(board, state, ksq, colour, slider_colour):
+    """The pieces of `colour` that stand alone between ksq and a slider of
+    `slider_colour` aiming at it, as a square set (lo, hi): our pieces that shield the
     enemy king from our slider (moving them discovers a check), or our pieces pinned
     to our own king by an enemy slider."""
-    lo = np.int64(0)
-    hi = np.int64(0)
-    for d in range(8):
-        t = STEP[ksq, d]
-        while t >= 0 and board[t] == 0:
-            t = STEP[t, d]
-        if t < 0 or (board[t] >> 4) != colour:
-            continue
-        t2 = STEP[t, d]
-        while t2 >= 0 and board[t2] == 0:
-            t2 = STEP[t2, d]
-        if t2 >= 0:
-            q = board[t2]
-            if (q >> 4) == slider_colour and (SLIDE_MASK[q] >> OPPOSITE[d]) & 1:
-                if t < 64:
-                    lo |= np.int64(1) << t
+    out_lo = np.int64(0)
+    out_hi = np.int64(0)
+    lo = state[SLIDERS] & state[OCCUPIED + 2 * slider_colour] & LINES[ksq, 0]
+    hi = state[SLIDERS + 1] & state[OCCUPIED + 2 * slider_colour + 1] & LINES[ksq, 1]
+    if lo | hi:
+        occ_lo = _occupied(state, 0)
+        occ_hi = _occupied(state, 1)
+        while lo | hi:
+            if lo:
+                s = lowest_square(lo)
+                lo &= lo - 1
+            else:
+                s = SPLIT + lowest_square(hi)
+                hi &= hi - 1
+            if (SLIDE_MASK[board[s]] >> DIRECTION_TO[s, ksq]) & 1 == 0:
+                continue
+            t = single_square(BETWEEN[s, ksq, 0] & occ_lo, BETWEEN[s, ksq, 1] & occ_hi)
+            if t >= 0 and (board[t] >> 4) == colour:
+                if t < SPLIT:
+                    out_lo |= np.int64(1) << t
                 else:
-                    hi |= np.int64(1) << (t - 64)
-    return lo, hi
+                    out_hi |= np.int64(1) << (t - SPLIT)
+    return out_lo, out_hi
 
 
 @njit(cache=True, _nrt=False)
@@ -488,28 +546,34 @@ def check_moves(board, hands, state, out):
     # Legality of our moves. With our king in check, every candidate is played out.
     # Otherwise only a king move or a move of a piece pinned to our king can be
     # illegal, and a pinned piece only when it leaves the line of its pin.
-    own_checked = own_king >= 0 and attacked(board, own_king, e)
-    pin_lo, pin_hi = _shields(board, own_king, c, e) if own_king >= 0 else (_0, _0)
+    own_checked = own_king >= 0 and attacked(board, state, own_king, e)
+    pin_lo, pin_hi = _shields(board, state, own_king, c, e) if own_king >= 0 else (_0, _0)
     n = 0
     # Our pieces that stand between the enemy king and one of our sliders: moving them
     # off that ray discovers a check.
-    disc_lo, disc_hi = _shields(board, ksq, c, c)
+    disc_lo, disc_hi = _shields(board, state, ksq, c, c)
     kfile = ksq // 9
     krank = ksq % 9
     # Board moves.
-    for frm in range(81):
+    own_lo = state[OCCUPIED + 2 * c]
+    own_hi = state[OCCUPIED + 2 * c + 1]
+    while own_lo | own_hi:
+        if own_lo:
+            frm = lowest_square(own_lo)
+            own_lo &= own_lo - 1
+        else:
+            frm = SPLIT + lowest_square(own_hi)
+            own_hi &= own_hi - 1
         p = board[frm]
-        if p == 0 or (p >> 4) != c:
-            continue
         dd = -1
-        if _has_square(disc_lo, disc_hi, frm):
+        if contains(disc_lo, disc_hi, frm):
             dd = DIRECTION_TO[ksq, frm]
         elif SLIDE_MASK[p] == 0 and (abs(frm // 9 - kfile) > 2 or abs(frm % 9 - krank) > 4):
             continue    # a stepping piece this far away cannot check with one move
         pin = -1                          # -1: legal; 0-7: pinned along it; 99: play out
         if own_checked or frm == own_king:
             pin = 99
-        elif _has_square(pin_lo, pin_hi, frm):
+        elif contains(pin_lo, pin_hi, frm):
             pin = DIRECTION_TO[own_king, frm]
         start = n
         n = _piece_moves(board, c, frm, p, out, n)
@@ -521,7 +585,7 @@ def check_moves(board, hands, state, out):
             gives = dd >= 0 and DIRECTION_TO[ksq, to] != dd
             if not gives:
                 piece = p + 8 if m & PROMOTE_FLAG else p
-                gives = piece_attacks_from(board, piece, to, ksq, frm)
+                gives = piece_attacks_from(board, state, piece, to, ksq, frm)
             if gives and pin >= 0 and DIRECTION_TO[own_king, to] != pin:
                 gives = _is_legal_after(board, hands, state, m, c)
             if gives:
@@ -561,32 +625,19 @@ def check_moves(board, hands, state, out):
 
 # ---------------------------------------------------------------- defender: evasions
 @njit(cache=True, _nrt=False)
-def _moves_to(board, colour, target, out, n):
+def _moves_to(board, state, colour, target, out, n):
     """Board moves (not king) of `colour` whose destination is target."""
-    for d in range(8):
-        od = OPPOSITE[d]
-        t = STEP[target, d]
-        if t < 0:
-            continue
+    lo, hi = attackers_to(board, state, target, colour)
+    while lo | hi:
+        if lo:
+            t = lowest_square(lo)
+            lo &= lo - 1
+        else:
+            t = SPLIT + lowest_square(hi)
+            hi &= hi - 1
         p = board[t]
-        if p != 0:
-            if (p >> 4) == colour and (p & 15) != _KING and ((STEP_MASK[p] | SLIDE_MASK[p]) >> od) & 1:
-                n = emit_moves(out, n, t, target, p, colour)
-            continue
-        t = STEP[t, d]
-        while t >= 0:
-            p = board[t]
-            if p != 0:
-                if (p >> 4) == colour and (SLIDE_MASK[p] >> od) & 1:
-                    n = emit_moves(out, n, t, target, p, colour)
-                break
-            t = STEP[t, d]
-    for d in range(8, 12):
-        t = STEP[target, d]
-        if t >= 0:
-            p = board[t]
-            if p != 0 and (p >> 4) == colour and (STEP_MASK[p] >> OPPOSITE[d]) & 1:
-                n = emit_moves(out, n, t, target, p, colour)
+        if (p & 15) != _KING:
+            n = emit_moves(out, n, t, target, p, colour)
     return n
 
 
@@ -620,7 +671,7 @@ def _safe_moves_to(board, hands, state, target, ksq, out, n, first_only):
     is safe unless its piece is pinned (no need to play it out)."""
     c = state[SIDE]
     start = n
-    n = _moves_to(board, c, target, out, n)
+    n = _moves_to(board, state, c, target, out, n)
     k = start
     for j in range(start, n):
         m = out[j]
@@ -639,10 +690,10 @@ def evasions(board, hands, state, out, first_only):
     With first_only, stops at the first legal reply (a fast "is it mate?")."""
     c = state[SIDE]
     ksq = state[KING_SQ + c]
-    n = _king_steps(board, ksq, c, out, _0, first_only)
+    n = _king_steps(board, state, ksq, c, out, _0, first_only)
     if first_only and n:
         return n
-    csq = sole_checker(board, ksq, 1 - c)
+    csq = sole_checker(board, state, ksq, 1 - c)
     if csq < 0:
         return n                      # double check: only the king can move
     # Capture the checker, or interpose on the squares between it and the king.

@@ -97,7 +97,7 @@ class FutilityRule:
             return self._futile[key]
         king = pos.king_square(pos.side_to_move)
         out = np.empty(16, dtype=np.int64)
-        movegen.find_attackers(pos.board, king, 1 - pos.side_to_move, out)
+        movegen.find_attackers(pos.board, pos.state, king, 1 - pos.side_to_move, out)
         checker = int(out[0])
         to = notation.move_to(reply)
         after = pos.copy()
@@ -318,7 +318,7 @@ def interposes(pos, reply):
     a single slider checking it from two or more squares away?"""
     king = pos.king_square(pos.side_to_move)
     out = np.empty(16, dtype=np.int64)
-    if movegen.find_attackers(pos.board, king, 1 - pos.side_to_move, out) != 1:
+    if movegen.find_attackers(pos.board, pos.state, king, 1 - pos.side_to_move, out) != 1:
         return False
     checker = int(out[0])
     d = P.DIRECTION_TO[king, checker]

@@ -2,8 +2,10 @@
 
 ``board``  int8[81]   piece code per square (see pieces.py)
 ``hands``  int64[2]   packed hand of Black and of White
-``state``  int64[4]   side to move, board Zobrist key (side included, hands excluded),
-                      Black king square, White king square (-1 when absent)
+``state``  int64[10]  side to move, board Zobrist key (side included, hands excluded),
+                      Black king square, White king square (-1 when absent), then
+                      square sets (see squareset.py): Black's pieces, White's pieces,
+                      the sliders of both (lance, bishop, rook, horse, dragon)
 
 The board key leaves the hands out on purpose: the transposition table stores the
 attacker's hand beside the key so that hand superiority can be used on lookup.
@@ -14,6 +16,9 @@ from . import pieces as P
 from .errors import PositionError
 
 SIDE, KEY, KING_SQ = 0, 1, 2   # state[KING_SQ + colour] is that colour's king square
+OCCUPIED = 4                   # state[OCCUPIED + 2 * colour + word]: that colour's pieces
+SLIDERS = 8                    # state[SLIDERS + word]: the sliders of both colours
+STATE_SIZE = 10
 
 
 class Position:
@@ -24,7 +29,7 @@ class Position:
     def __init__(self, board, hands, side):
         self.board = np.asarray(board, dtype=np.int8).copy()
         self.hands = np.asarray(hands, dtype=np.int64).copy()
-        self.state = np.zeros(4, dtype=np.int64)
+        self.state = np.zeros(STATE_SIZE, dtype=np.int64)
         from .movegen import fill_state      # here: importing this module stays light (no numba)
         fill_state(self.board, side, self.state)
 

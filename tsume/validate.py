@@ -92,10 +92,11 @@ def validate(position, *, box_warning=True):
         raise PositionError(f"no defender king: {COLOUR_NAME[attacker]} is to move, "
                             f"so {COLOUR_NAME[defender]} needs a king")
 
-    if attacked(board, int(kings[defender][0]), attacker):
+    if attacked(position.board, position.state, int(kings[defender][0]), attacker):
         raise PositionError(f"the defender ({COLOUR_NAME[defender]}) is already in check "
                             f"with the attacker to move")
-    if len(kings[attacker]) and attacked(board, int(kings[attacker][0]), defender):
+    if len(kings[attacker]) and attacked(position.board, position.state, int(kings[attacker][0]),
+                                         defender):
         raise PositionError(f"side to move (attacker, {COLOUR_NAME[attacker]}) is in check")
 
     warnings = []
