@@ -18,8 +18,8 @@ from .pieces import (DIRECTION_TO, HAND_MASK, HAND_SHIFT, NEIGHBOUR_COUNT, NEIGH
                      NEIGHBOUR_SQ, OPPOSITE, SLIDE_MASK, STEP, STEP_MASK, ZOBRIST_BOARD,
                      ZOBRIST_SIDE, unpack_hand)
 from .position import KEY, KING_SQ, OCCUPIED, SIDE, SLIDERS, STATE_SIZE
-from .squareset import (BETWEEN, LINES, SPLIT, bit_of, contains, lowest_square, single_square,
-                        word_of)
+from .squareset import (BETWEEN, KING_NEAR, LINES, SPLIT, STEP_ATTACKS, bit_of, contains,
+                        lowest_square, single_square, word_of)
 
 MAX_MOVES = 1024          # shogi's maximum is 593 legal moves; the rest is scratch room
 DROP_BASE = 81
@@ -186,12 +186,9 @@ def _slides_to(board, s, sq, occ_lo, occ_hi):
         BETWEEN[s, sq, 0] & occ_lo == 0 and BETWEEN[s, sq, 1] & occ_hi == 0
 
 
-@njit(cache=True, _nrt=False)
-def attacked(board, state, sq, colour):
-    """Is square sq attacked by a piece of `colour`? (The hottest test of the search.)"""
-    for k in range(NEIGHBOUR_COUNT[colour, sq]):
-        if (NEIGHBOUR_PIECES[colour, sq, k] >> board[NEIGHBOUR_SQ[colour, sq, k]]) & 1:
-            return True
+@njit(cache=True, inline="always")
+def _slider_attacks(board, state, sq, colour):
+    """Does a slider of `colour` reach sq?"""
     lo = state[SLIDERS] & state[OCCUPIED + 2 * colour] & LINES[sq, 0]
     hi = state[SLIDERS + 1] & state[OCCUPIED + 2 * colour + 1] & LINES[sq, 1]
     if lo | hi:
@@ -207,6 +204,15 @@ def attacked(board, state, sq, colour):
             if _slides_to(board, s, sq, occ_lo, occ_hi):
                 return True
     return False
+
+
+@njit(cache=True, _nrt=False)
+def attacked(board, state, sq, colour):
+    """Is square sq attacked by a piece of `colour`? (The hottest test of the search.)"""
+    for k in range(NEIGHBOUR_COUNT[colour, sq]):
+        if (NEIGHBOUR_PIECES[colour, sq, k] >> board[NEIGHBOUR_SQ[colour, sq, k]]) & 1:
+            return True
+    return _slider_attacks(board, state, sq, colour)
 
 
 @njit(cache=True, _nrt=False)
@@ -308,15 +314,39 @@ def piece_attacks_from(board, state, piece, frm, target, vacated):
 
 # ---------------------------------------------------------------- pawn-drop mate
 @njit(cache=True, inline="always")
-def _next_king_step(board, state, ksq, colour, d):
+def _steps_near(board, state, ksq, colour):
+    """The squares that `colour`'s pieces around ksq attack by a step, as a set: with
+    the slider test, what decides the flight squares of a king on ksq. One table read
+    per nearby piece instead of reading every neighbour of every flight square."""
+    lo = state[OCCUPIED + 2 * colour] & KING_NEAR[ksq, 0]
+    hi = state[OCCUPIED + 2 * colour + 1] & KING_NEAR[ksq, 1]
+    out_lo = np.int64(0)
+    out_hi = np.int64(0)
+    while lo | hi:
+        if lo:
+            s = lowest_square(lo)
+            lo &= lo - 1
+        else:
+            s = SPLIT + lowest_square(hi)
+            hi &= hi - 1
+        p = board[s]
+        out_lo |= STEP_ATTACKS[p, s, 0]
+        out_hi |= STEP_ATTACKS[p, s, 1]
+    return out_lo, out_hi
+
+
+@njit(cache=True, inline="always")
+def _next_king_step(board, state, ksq, colour, d, guard_lo, guard_hi):
     """The first direction from d on (0-7) in which colour's king on ksq can step to a
-    square not attacked by the enemy, or -1. The caller lifts the king off ksq, so that
-    a square behind it on a checking slider's line counts as attacked."""
+    square not attacked by the enemy, or -1; guard_lo/hi: _steps_near for the enemy.
+    The caller lifts the king off ksq, so that a square behind it on a checking
+    slider's line counts as attacked."""
     while d < 8:
         t = STEP[ksq, d]
         if t >= 0:
             q = board[t]
-            if (q == 0 or (q >> 4) != colour) and not attacked(board, state, t, 1 - colour):
+            if (q == 0 or (q >> 4) != colour) and not contains(guard_lo, guard_hi, t) \
+                    and not _slider_attacks(board, state, t, 1 - colour):
                 return d
         d += 1
     return -1
@@ -326,13 +356,14 @@ def _next_king_step(board, state, ksq, colour, d):
 def _king_steps(board, state, ksq, colour, out, n, first_only):
     """Append the king's safe steps to out; returns the new count."""
     king = _lift(board, state, ksq)
-    d = _next_king_step(board, state, ksq, colour, 0)
+    guard_lo, guard_hi = _steps_near(board, state, ksq, 1 - colour)
+    d = _next_king_step(board, state, ksq, colour, 0, guard_lo, guard_hi)
     while d >= 0:
         out[n] = STEP[ksq, d] | (ksq << 7)
         n += 1
         if first_only:
             break
-        d = _next_king_step(board, state, ksq, colour, d + 1)
+        d = _next_king_step(board, state, ksq, colour, d + 1, guard_lo, guard_hi)
     _put(board, state, ksq, king)
     return n
 
@@ -346,7 +377,8 @@ def _pawn_check_escapes(board, hands, state, pawn_sq):
     enemy = 1 - side
     ksq = state[KING_SQ + side]
     king = _lift(board, state, ksq)
-    steps = _next_king_step(board, state, ksq, side, _0) >= 0
+    guard_lo, guard_hi = _steps_near(board, state, ksq, enemy)
+    steps = _next_king_step(board, state, ksq, side, _0, guard_lo, guard_hi) >= 0
     _put(board, state, ksq, king)
     if steps:
         return True

@@ -13,7 +13,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from .pieces import STEP
+from .pieces import NUM_PIECES, STEP, STEP_MASK
 
 SPLIT = 63          # first square of the second word
 
@@ -38,6 +38,29 @@ for _a in range(81):
                 BETWEEN[_a, _b, _ws] |= _bits
             _seen.append(int(_b))
             _b = STEP[_b, _d]
+
+
+# STEP_ATTACKS[piece, sq, w]: the squares a piece standing on sq attacks by its steps
+# (its slides are left out). KING_NEAR[sq, w]: the squares from which a step reaches a
+# square next to sq (a king on sq: who could guard its flight squares).
+STEP_ATTACKS = np.zeros((NUM_PIECES, 81, 2), dtype=np.int64)
+KING_NEAR = np.zeros((81, 2), dtype=np.int64)
+for _a in range(81):
+    for _p in range(NUM_PIECES):
+        for _d in range(12):
+            _b = STEP[_a, _d]
+            if _b >= 0 and (STEP_MASK[_p] >> _d) & 1:
+                _w, _bit = _word_bit(_b)
+                STEP_ATTACKS[_p, _a, _w] |= _bit
+    for _d in range(8):
+        _t = STEP[_a, _d]
+        if _t < 0:
+            continue
+        for _d2 in range(12):
+            _b = STEP[_t, _d2]
+            if _b >= 0:
+                _w, _bit = _word_bit(_b)
+                KING_NEAR[_a, _w] |= _bit
 
 
 @intrinsic
