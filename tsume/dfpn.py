@@ -265,7 +265,7 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
             return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, known_salt, attacker,
                     or_node, child_remaining, path, on_path, ply, i, m, scratch, buf, look,
                     work_pn, work_dn, work_hand, work_len, work_rep, rule, checker):
@@ -366,6 +366,20 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
         work_dn[ply, i] = 1
     undo_move(board, hands, state, m, cap)
     return futile
+
+
+@njit(cache=True, _nrt=False)
+def _evaluate_joined_child(board, hands, state, keys, thands, vals, generation, salt, known_salt,
+                           attacker, or_node, child_remaining, path, on_path, ply, i, m, scratch,
+                           buf, look, work_pn, work_dn, work_hand, work_len, work_rep, rule,
+                           checker):
+    """_evaluate_child for a drop that joins its chain (rare): a call of its own, so
+    that dfpn_search holds one inlined copy of _evaluate_child, not two (each copy
+    costs seconds of first-run compile time)."""
+    return _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, known_salt,
+                           attacker, or_node, child_remaining, path, on_path, ply, i, m, scratch,
+                           buf, look, work_pn, work_dn, work_hand, work_len, work_rep, rule,
+                           checker)
 
 
 @njit(cache=True, inline="always")
@@ -508,11 +522,12 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                     # Its chain predecessor is proven: the next drop on that square joins.
                     work_next[ply, i] = -1
                     work_wait[ply, j] = False
-                    if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
-                                       known_salt, attacker, or_node, max_depth - ply - 1, path,
-                                       on_path, ply, np.int64(j), work_moves[ply, j], scratch,
-                                       mate_buf, look, work_pn, work_dn, work_hand, work_len,
-                                       work_rep, rule, checker[ply]) < 0:
+                    if _evaluate_joined_child(board, hands, state, keys, thands, vals, generation,
+                                              salt, known_salt, attacker, or_node,
+                                              max_depth - ply - 1, path, on_path, ply,
+                                              np.int64(j), work_moves[ply, j], scratch, mate_buf,
+                                              look, work_pn, work_dn, work_hand, work_len,
+                                              work_rep, rule, checker[ply]) < 0:
                         _note_unknown(control, pending, work_moves, best, ply, work_moves[ply, j])
                     nodes += 1
             cp = work_pn[ply, i]
