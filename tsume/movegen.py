@@ -1,7 +1,7 @@
 """Move generation, compiled with numba: do/undo, attack tests, attacker checks,
 defender evasions, full legal moves.
 
-Every kernel takes the position arrays (board int8[81], hands int64[2], state int64[4];
+Every kernel takes the position arrays (board int8[81], hands int64[2], state int64[10];
 see position.py) and writes integer moves (see notation.py) into a caller-owned int32
 buffer, returning the new count.
 
@@ -18,8 +18,8 @@ from .pieces import (DIRECTION_TO, HAND_MASK, HAND_SHIFT, NEIGHBOUR_COUNT, NEIGH
                      NEIGHBOUR_SQ, OPPOSITE, SLIDE_MASK, STEP, STEP_MASK, ZOBRIST_BOARD,
                      ZOBRIST_SIDE, unpack_hand)
 from .position import KEY, KING_SQ, OCCUPIED, SIDE, SLIDERS, STATE_SIZE
-from .squareset import (BETWEEN, KING_NEAR, LINES, SPLIT, STEP_ATTACKS, bit_of, contains,
-                        lowest_square, single_square, word_of)
+from .squareset import (BETWEEN, CHECK_ZONE, KING_NEAR, LINES, SPLIT, STEP_ATTACKS, bit_of,
+                        contains, lowest_square, single_square, word_of)
 
 MAX_MOVES = 1024          # shogi's maximum is 593 legal moves; the rest is scratch room
 DROP_BASE = 81
@@ -28,6 +28,7 @@ _PAWN, _LANCE, _KNIGHT, _SILVER, _BISHOP, _ROOK, _GOLD, _KING = 1, 2, 3, 4, 5, 6
 # Typed constants for arguments of other compiled functions: with a Python literal
 # numba compiles the callee once per value (see dfpn.py).
 _0 = np.int64(0)
+_ALL = np.int64(-1)      # a square set holding every square
 _YES, _NO = np.bool_(True), np.bool_(False)
 
 
@@ -455,14 +456,15 @@ def _drop_allowed(board, kind, colour, to, pawn_files):
 
 
 @njit(cache=True, inline="always")
-def _piece_moves(board, c, frm, p, out, n):
-    """Every move of colour c's piece p standing on frm (no king captures)."""
+def _piece_moves(board, c, frm, p, out, n, zone_lo, zone_hi):
+    """Every move of colour c's piece p standing on frm (no king captures) to a square
+    of the zone (a square set; -1, -1 for the whole board)."""
     steps = STEP_MASK[p]
     slides = SLIDE_MASK[p]
     for d in range(12):
         if (steps >> d) & 1:
             to = STEP[frm, d]
-            if to >= 0:
+            if to >= 0 and contains(zone_lo, zone_hi, to):
                 q = board[to]
                 if q == 0 or ((q >> 4) != c and (q & 15) != _KING):
                     n = emit_moves(out, n, frm, to, p, c)
@@ -472,9 +474,10 @@ def _piece_moves(board, c, frm, p, out, n):
             while to >= 0:
                 q = board[to]
                 if q == 0:
-                    n = emit_moves(out, n, frm, to, p, c)
+                    if contains(zone_lo, zone_hi, to):
+                        n = emit_moves(out, n, frm, to, p, c)
                 else:
-                    if (q >> 4) != c and (q & 15) != _KING:
+                    if (q >> 4) != c and (q & 15) != _KING and contains(zone_lo, zone_hi, to):
                         n = emit_moves(out, n, frm, to, p, c)
                     break
                 to = STEP[to, d]
@@ -490,7 +493,7 @@ def pseudo_moves(board, hands, state, out, n):
         p = board[frm]
         if p == 0 or (p >> 4) != c:
             continue
-        n = _piece_moves(board, c, frm, p, out, n)
+        n = _piece_moves(board, c, frm, p, out, n, _ALL, _ALL)
     hand = hands[c]
     if hand != 0:
         pf = _pawn_files(board, c)
@@ -586,6 +589,8 @@ def check_moves(board, hands, state, out):
     disc_lo, disc_hi = _shields(board, state, ksq, c, c)
     kfile = ksq // 9
     krank = ksq % 9
+    zone_lo = CHECK_ZONE[ksq, 0]
+    zone_hi = CHECK_ZONE[ksq, 1]
     # Board moves.
     own_lo = state[OCCUPIED + 2 * c]
     own_hi = state[OCCUPIED + 2 * c + 1]
@@ -608,7 +613,10 @@ def check_moves(board, hands, state, out):
         elif contains(pin_lo, pin_hi, frm):
             pin = DIRECTION_TO[own_king, frm]
         start = n
-        n = _piece_moves(board, c, frm, p, out, n)
+        # A direct check can only come from the king's lines or knight squares; a piece
+        # that discovers a check checks from anywhere off its line.
+        to_lo, to_hi = (_ALL, _ALL) if dd >= 0 else (zone_lo, zone_hi)
+        n = _piece_moves(board, c, frm, p, out, n, to_lo, to_hi)
         # Keep only the candidates that check (and are legal).
         k = start
         for i in range(start, n):

@@ -40,6 +40,16 @@ for _a in range(81):
             _b = STEP[_b, _d]
 
 
+# CHECK_ZONE[sq, w]: the squares from which some piece can attack a king on sq without
+# anything else moving: its eight lines and its knight squares (both colours).
+CHECK_ZONE = LINES.copy()
+for _a in range(81):
+    for _d in range(8, 12):
+        _b = STEP[_a, _d]
+        if _b >= 0:
+            _w, _bit = _word_bit(_b)
+            CHECK_ZONE[_a, _w] |= _bit
+
 # STEP_ATTACKS[piece, sq, w]: the squares a piece standing on sq attacks by its steps
 # (its slides are left out). KING_NEAR[sq, w]: the squares from which a step reaches a
 # square next to sq (a king on sq: who could guard its flight squares).
