@@ -178,6 +178,9 @@ def test_tsume_perft_matches_cshogi(sfen):
 
 
 def test_do_undo_restores_position_and_key():
+    import numpy as np
+    from tsume.movegen import key_after
+    from tsume.notation import usi_to_move
     rng = random.Random(7)
     for _ in range(300):
         pos = random_position(rng)
@@ -185,6 +188,9 @@ def test_do_undo_restores_position_and_key():
         for usi in pos.legal_moves():
             after = pos.copy()
             after.push_usi(usi)
+            # The key the search prefetches with is the key the move leads to.
+            key, hand_sum = key_after(pos.board, pos.hands, pos.state, np.int32(usi_to_move(usi)))
+            assert (key, hand_sum) == (after.state[1], after.hands[0] + after.hands[1])
             # Incremental key, king squares and square sets equal those recomputed
             # from scratch.
             assert (Position.from_sfen(after.sfen()).state == after.state).all()

@@ -17,10 +17,10 @@ import numpy as np
 from numba import njit
 
 from .movegen import (DIRECTION_TO, DROP_BASE, MAX_MOVES, STEP, attacked, check_moves, do_move,
-                      emit_moves, evasions, mate_in_one, sole_checker, undo_move)
+                      emit_moves, evasions, key_after, mate_in_one, sole_checker, undo_move)
 from .pieces import HAND_MASK, HAND_SHIFT, HAND_MIX
 from .position import KEY, KING_SQ, SIDE
-from .tt import INF, NO_LIMIT, tt_lookup, tt_store
+from .tt import INF, NO_LIMIT, tt_lookup, tt_prefetch, tt_store
 
 MAX_PLY = 2048
 # A new defender node with at most this many replies gets a 2-ply check (every reply
@@ -493,6 +493,11 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                     work_len[ply, i] = 0
                     work_rep[ply, i] = False
                     continue
+                if i + 1 < n:
+                    # The next child's table entry is most likely not in the caches:
+                    # start loading it while this child is evaluated.
+                    next_key, next_hands = key_after(board, hands, state, moves[i + 1])
+                    tt_prefetch(keys, next_key ^ (next_hands * _FULL_MIX) ^ salt)
                 if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
                                    known_salt, attacker, or_node, child_remaining, path, on_path,
                                    ply, i, moves[i], scratch, mate_buf, look, work_pn, work_dn, work_hand,

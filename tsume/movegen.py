@@ -171,6 +171,36 @@ def undo_move(board, hands, state, move, captured):
     state[SIDE] = side
 
 
+@njit(cache=True, inline="always")
+def key_after(board, hands, state, move):
+    """(board key, sum of both hands) after move, without playing it: what do_move
+    would leave in state[KEY] and hands[0] + hands[1] (the table's key is made of
+    both, see dfpn.table_key). Lets the search prefetch a child's table entry."""
+    to = move & 127
+    frm = (move >> 7) & 127
+    side = state[SIDE]
+    key = state[KEY] ^ ZOBRIST_SIDE
+    hand_sum = hands[0] + hands[1]
+    if frm > DROP_BASE:
+        kind = frm - DROP_BASE
+        key ^= ZOBRIST_BOARD[kind | (side << 4), to]
+        hand_sum -= 1 << HAND_SHIFT[kind]
+    else:
+        piece = np.int64(board[frm])
+        key ^= ZOBRIST_BOARD[piece, frm]
+        captured = np.int64(board[to])
+        if captured != 0:
+            key ^= ZOBRIST_BOARD[captured, to]
+            ck = captured & 15
+            if ck > _KING:
+                ck -= 8
+            hand_sum += 1 << HAND_SHIFT[ck]
+        if move & PROMOTE_FLAG:
+            piece += 8
+        key ^= ZOBRIST_BOARD[piece, to]
+    return key, hand_sum
+
+
 # ---------------------------------------------------------------- attacks
 # A piece attacks a square next to it (or a knight's jump away) by a step of its
 # STEP_MASK, and any square further along a line by a slide of its SLIDE_MASK: the

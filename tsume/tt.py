@@ -14,7 +14,10 @@ its entry with the least search effort, never a proof if something else can go, 
 the memory is fixed by --hash and a long search never runs out of it.
 """
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from .pieces import HAND_GUARD
 
@@ -37,6 +40,34 @@ def new_table(hash_mb):
     hands = np.zeros(clusters * CLUSTER, dtype=np.int64)
     vals = np.zeros((clusters * CLUSTER, 5), dtype=np.int32)
     return keys, hands, vals
+
+
+@intrinsic
+def _prefetch(typingctx, array, index):
+    """Ask the CPU to start loading array[index] into its caches, without waiting."""
+    sig = types.void(array, index)
+
+    def codegen(context, builder, signature, args):
+        arrayty = signature.args[0]
+        view = context.make_array(arrayty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, arrayty, view, [args[1]])
+        byte_ptr = builder.bitcast(ptr, ir.IntType(8).as_pointer())
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [byte_ptr.type, i32, i32, i32]),
+            "llvm.prefetch.p0")
+        # read, high temporal locality, data cache
+        builder.call(fn, [byte_ptr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def tt_prefetch(keys, key):
+    """Start loading the cluster of `key` (its keys), so that a lookup of it a little
+    later does not wait for memory."""
+    mask = keys.shape[0] // CLUSTER - 1
+    _prefetch(keys, (key & mask) * CLUSTER)
 
 
 @njit(cache=True, inline="always")
