@@ -18,8 +18,8 @@ from .pieces import (DIRECTION_TO, HAND_MASK, HAND_SHIFT, NEIGHBOUR_COUNT, NEIGH
                      NEIGHBOUR_SQ, OPPOSITE, SLIDE_MASK, STEP, STEP_MASK, ZOBRIST_BOARD,
                      ZOBRIST_SIDE, unpack_hand)
 from .position import KEY, KING_SQ, OCCUPIED, SIDE, SLIDERS, STATE_SIZE
-from .squareset import (BETWEEN, CHECK_ZONE, KING_NEAR, LINES, SPLIT, STEP_ATTACKS, bit_of,
-                        contains, lowest_square, single_square, word_of)
+from .squareset import (BETWEEN, CHECK_ZONE, KING_NEAR, LINES, STEP_ATTACKS, bit_of, contains,
+                        pop_square, single_square, with_square, word_of)
 
 MAX_MOVES = 1024          # shogi's maximum is 593 legal moves; the rest is scratch room
 DROP_BASE = 81
@@ -218,23 +218,34 @@ def _slides_to(board, s, sq, occ_lo, occ_hi):
 
 
 @njit(cache=True, inline="always")
-def _slider_attacks(board, state, sq, colour):
-    """Does a slider of `colour` reach sq?"""
-    lo = state[SLIDERS] & state[OCCUPIED + 2 * colour] & LINES[sq, 0]
-    hi = state[SLIDERS + 1] & state[OCCUPIED + 2 * colour + 1] & LINES[sq, 1]
+def _sliders_on_lines(state, sq, colour):
+    """`colour`'s sliders standing on one of sq's lines, as a set (whether anything
+    stands between, or the slider moves that way, is for the caller to test)."""
+    return (state[SLIDERS] & state[OCCUPIED + 2 * colour] & LINES[sq, 0],
+            state[SLIDERS + 1] & state[OCCUPIED + 2 * colour + 1] & LINES[sq, 1])
+
+
+@njit(cache=True, inline="always")
+def _sliders_reaching(board, state, sq, colour):
+    """`colour`'s sliders that reach sq (nothing in between), as a set."""
+    out_lo = np.int64(0)
+    out_hi = np.int64(0)
+    lo, hi = _sliders_on_lines(state, sq, colour)
     if lo | hi:
         occ_lo = _occupied(state, 0)
         occ_hi = _occupied(state, 1)
         while lo | hi:
-            if lo:
-                s = lowest_square(lo)
-                lo &= lo - 1
-            else:
-                s = SPLIT + lowest_square(hi)
-                hi &= hi - 1
+            s, lo, hi = pop_square(lo, hi)
             if _slides_to(board, s, sq, occ_lo, occ_hi):
-                return True
-    return False
+                out_lo, out_hi = with_square(out_lo, out_hi, s)
+    return out_lo, out_hi
+
+
+@njit(cache=True, inline="always")
+def _slider_attacks(board, state, sq, colour):
+    """Does a slider of `colour` reach sq?"""
+    lo, hi = _sliders_reaching(board, state, sq, colour)
+    return (lo | hi) != 0
 
 
 @njit(cache=True, _nrt=False)
@@ -254,26 +265,9 @@ def attackers_to(board, state, sq, colour):
     for k in range(NEIGHBOUR_COUNT[colour, sq]):
         t = NEIGHBOUR_SQ[colour, sq, k]
         if (NEIGHBOUR_PIECES[colour, sq, k] >> board[t]) & 1:
-            if t < SPLIT:
-                out_lo |= np.int64(1) << t
-            else:
-                out_hi |= np.int64(1) << (t - SPLIT)
-    lo = state[SLIDERS] & state[OCCUPIED + 2 * colour] & LINES[sq, 0]
-    hi = state[SLIDERS + 1] & state[OCCUPIED + 2 * colour + 1] & LINES[sq, 1]
-    if lo | hi:
-        occ_lo = _occupied(state, 0)
-        occ_hi = _occupied(state, 1)
-        while lo:
-            s = lowest_square(lo)
-            if _slides_to(board, s, sq, occ_lo, occ_hi):
-                out_lo |= lo & -lo
-            lo &= lo - 1
-        while hi:
-            s = SPLIT + lowest_square(hi)
-            if _slides_to(board, s, sq, occ_lo, occ_hi):
-                out_hi |= hi & -hi
-            hi &= hi - 1
-    return out_lo, out_hi
+            out_lo, out_hi = with_square(out_lo, out_hi, t)
+    lo, hi = _sliders_reaching(board, state, sq, colour)
+    return out_lo | lo, out_hi | hi
 
 
 @njit(cache=True, _nrt=False)
@@ -281,14 +275,9 @@ def find_attackers(board, state, sq, colour, out):
     """Squares of `colour`'s pieces that attack sq, written to out; returns the count."""
     lo, hi = attackers_to(board, state, sq, colour)
     n = 0
-    while lo:
-        out[n] = lowest_square(lo)
+    while lo | hi:
+        out[n], lo, hi = pop_square(lo, hi)
         n += 1
-        lo &= lo - 1
-    while hi:
-        out[n] = SPLIT + lowest_square(hi)
-        n += 1
-        hi &= hi - 1
     return n
 
 
@@ -334,12 +323,9 @@ def piece_attacks_from(board, state, piece, frm, target, vacated):
         return ((STEP_MASK[piece] | SLIDE_MASK[piece]) >> d) & 1 == 1
     if (SLIDE_MASK[piece] >> d) & 1 == 0:
         return False
-    occ_lo = _occupied(state, 0)
-    occ_hi = _occupied(state, 1)
-    if vacated < SPLIT:
-        occ_lo &= ~(np.int64(1) << vacated)
-    else:
-        occ_hi &= ~(np.int64(1) << (vacated - SPLIT))
+    gone_lo, gone_hi = with_square(_0, _0, vacated)
+    occ_lo = _occupied(state, 0) & ~gone_lo
+    occ_hi = _occupied(state, 1) & ~gone_hi
     return BETWEEN[frm, target, 0] & occ_lo == 0 and BETWEEN[frm, target, 1] & occ_hi == 0
 
 
@@ -354,12 +340,7 @@ def _steps_near(board, state, ksq, colour):
     out_lo = np.int64(0)
     out_hi = np.int64(0)
     while lo | hi:
-        if lo:
-            s = lowest_square(lo)
-            lo &= lo - 1
-        else:
-            s = SPLIT + lowest_square(hi)
-            hi &= hi - 1
+        s, lo, hi = pop_square(lo, hi)
         p = board[s]
         out_lo |= STEP_ATTACKS[p, s, 0]
         out_hi |= STEP_ATTACKS[p, s, 1]
@@ -416,12 +397,7 @@ def _pawn_check_escapes(board, hands, state, pawn_sq):
     # Captures of the pawn by other pieces, unless pinned against the king.
     lo, hi = attackers_to(board, state, pawn_sq, side)
     while lo | hi:
-        if lo:
-            s = lowest_square(lo)
-            lo &= lo - 1
-        else:
-            s = SPLIT + lowest_square(hi)
-            hi &= hi - 1
+        s, lo, hi = pop_square(lo, hi)
         if s == ksq:
             continue
         m = np.int32(pawn_sq | (s << 7))
@@ -575,26 +551,17 @@ def _shields(board, state, ksq, colour, slider_colour):
     to our own king by an enemy slider."""
     out_lo = np.int64(0)
     out_hi = np.int64(0)
-    lo = state[SLIDERS] & state[OCCUPIED + 2 * slider_colour] & LINES[ksq, 0]
-    hi = state[SLIDERS + 1] & state[OCCUPIED + 2 * slider_colour + 1] & LINES[ksq, 1]
+    lo, hi = _sliders_on_lines(state, ksq, slider_colour)
     if lo | hi:
         occ_lo = _occupied(state, 0)
         occ_hi = _occupied(state, 1)
         while lo | hi:
-            if lo:
-                s = lowest_square(lo)
-                lo &= lo - 1
-            else:
-                s = SPLIT + lowest_square(hi)
-                hi &= hi - 1
+            s, lo, hi = pop_square(lo, hi)
             if (SLIDE_MASK[board[s]] >> DIRECTION_TO[s, ksq]) & 1 == 0:
                 continue
             t = single_square(BETWEEN[s, ksq, 0] & occ_lo, BETWEEN[s, ksq, 1] & occ_hi)
             if t >= 0 and (board[t] >> 4) == colour:
-                if t < SPLIT:
-                    out_lo |= np.int64(1) << t
-                else:
-                    out_hi |= np.int64(1) << (t - SPLIT)
+                out_lo, out_hi = with_square(out_lo, out_hi, t)
     return out_lo, out_hi
 
 
@@ -625,12 +592,7 @@ def check_moves(board, hands, state, out):
     own_lo = state[OCCUPIED + 2 * c]
     own_hi = state[OCCUPIED + 2 * c + 1]
     while own_lo | own_hi:
-        if own_lo:
-            frm = lowest_square(own_lo)
-            own_lo &= own_lo - 1
-        else:
-            frm = SPLIT + lowest_square(own_hi)
-            own_hi &= own_hi - 1
+        frm, own_lo, own_hi = pop_square(own_lo, own_hi)
         p = board[frm]
         dd = -1
         if contains(disc_lo, disc_hi, frm):
@@ -699,12 +661,7 @@ def _moves_to(board, state, colour, target, out, n):
     """Board moves (not king) of `colour` whose destination is target."""
     lo, hi = attackers_to(board, state, target, colour)
     while lo | hi:
-        if lo:
-            t = lowest_square(lo)
-            lo &= lo - 1
-        else:
-            t = SPLIT + lowest_square(hi)
-            hi &= hi - 1
+        t, lo, hi = pop_square(lo, hi)
         p = board[t]
         if (p & 15) != _KING:
             n = emit_moves(out, n, t, target, p, colour)

@@ -99,6 +99,23 @@ def contains(lo, hi, sq):
 
 
 @njit(cache=True, inline="always")
+def pop_square(lo, hi):
+    """The lowest square of a non-empty set, and the set without it:
+    ``while lo | hi: sq, lo, hi = pop_square(lo, hi)`` visits every square."""
+    if lo:
+        return lowest_square(lo), lo & (lo - 1), hi
+    return SPLIT + lowest_square(hi), lo, hi & (hi - 1)
+
+
+@njit(cache=True, inline="always")
+def with_square(lo, hi, sq):
+    """The set with sq added."""
+    if sq < SPLIT:
+        return lo | (np.int64(1) << sq), hi
+    return lo, hi | (np.int64(1) << (sq - SPLIT))
+
+
+@njit(cache=True, inline="always")
 def single_square(lo, hi):
     """The square of a set holding exactly one, or -1 (empty, or two or more)."""
     if lo != 0:
