@@ -53,9 +53,11 @@ def _prefetch(typingctx, array, index):
         ptr = cgutils.get_item_pointer(context, builder, arrayty, view, [args[1]])
         byte_ptr = builder.bitcast(ptr, ir.IntType(8).as_pointer())
         i32 = ir.IntType(32)
+        # The typed-pointer name: what LLVM 14 (numba 0.59) needs, and newer LLVMs
+        # still accept it (they rename it for their opaque pointers).
         fn = cgutils.get_or_insert_function(
             builder.module, ir.FunctionType(ir.VoidType(), [byte_ptr.type, i32, i32, i32]),
-            "llvm.prefetch.p0")
+            "llvm.prefetch.p0i8")
         # read, high temporal locality, data cache
         builder.call(fn, [byte_ptr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
         return context.get_dummy_value()
