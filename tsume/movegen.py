@@ -85,13 +85,43 @@ def fill_state(board, side, state):
 
 
 # ---------------------------------------------------------------- do / undo
+@njit(cache=True, inline="always")
+def key_after(board, hands, state, move):
+    """(board key, sum of both hands) after move, without playing it: what do_move
+    leaves in state[KEY] (it uses this) and in hands[0] + hands[1] (the table's key is
+    made of both, see dfpn.table_key). Lets the search prefetch a child's entry."""
+    to = move & 127
+    frm = (move >> 7) & 127
+    side = state[SIDE]
+    key = state[KEY] ^ ZOBRIST_SIDE
+    hand_sum = hands[0] + hands[1]
+    if frm > DROP_BASE:
+        kind = frm - DROP_BASE
+        key ^= ZOBRIST_BOARD[kind | (side << 4), to]
+        hand_sum -= 1 << HAND_SHIFT[kind]
+    else:
+        piece = np.int64(board[frm])
+        key ^= ZOBRIST_BOARD[piece, frm]
+        captured = np.int64(board[to])
+        if captured != 0:
+            key ^= ZOBRIST_BOARD[captured, to]
+            ck = captured & 15
+            if ck > _KING:
+                ck -= 8
+            hand_sum += 1 << HAND_SHIFT[ck]
+        if move & PROMOTE_FLAG:
+            piece += 8
+        key ^= ZOBRIST_BOARD[piece, to]
+    return key, hand_sum
+
+
 @njit(cache=True, _nrt=False)
 def do_move(board, hands, state, move):
     """Play move; returns the captured piece code (0 if none) for undo_move."""
     to = move & 127
     frm = (move >> 7) & 127
     side = state[SIDE]
-    key = state[KEY] ^ ZOBRIST_SIDE
+    key, _ = key_after(board, hands, state, move)
     captured = 0
     to_w = word_of(to)
     to_bit = bit_of(to)
@@ -102,14 +132,12 @@ def do_move(board, hands, state, move):
         hands[side] -= 1 << HAND_SHIFT[kind]
     else:
         piece = np.int64(board[frm])
-        key ^= ZOBRIST_BOARD[piece, frm]
         board[frm] = 0
         state[own + word_of(frm)] ^= bit_of(frm)
         if SLIDE_MASK[piece] != 0:
             state[SLIDERS + word_of(frm)] ^= bit_of(frm)
         captured = np.int64(board[to])
         if captured != 0:
-            key ^= ZOBRIST_BOARD[captured, to]
             state[OCCUPIED + 2 * (1 - side) + to_w] ^= to_bit
             if SLIDE_MASK[captured] != 0:
                 state[SLIDERS + to_w] ^= to_bit
@@ -125,7 +153,6 @@ def do_move(board, hands, state, move):
     state[own + to_w] |= to_bit
     if SLIDE_MASK[piece] != 0:
         state[SLIDERS + to_w] |= to_bit
-    key ^= ZOBRIST_BOARD[piece, to]
     state[KEY] = key
     state[SIDE] = 1 - side
     return captured
@@ -169,36 +196,6 @@ def undo_move(board, hands, state, move, captured):
             state[KING_SQ + side] = frm
     state[KEY] = key
     state[SIDE] = side
-
-
-@njit(cache=True, inline="always")
-def key_after(board, hands, state, move):
-    """(board key, sum of both hands) after move, without playing it: what do_move
-    would leave in state[KEY] and hands[0] + hands[1] (the table's key is made of
-    both, see dfpn.table_key). Lets the search prefetch a child's table entry."""
-    to = move & 127
-    frm = (move >> 7) & 127
-    side = state[SIDE]
-    key = state[KEY] ^ ZOBRIST_SIDE
-    hand_sum = hands[0] + hands[1]
-    if frm > DROP_BASE:
-        kind = frm - DROP_BASE
-        key ^= ZOBRIST_BOARD[kind | (side << 4), to]
-        hand_sum -= 1 << HAND_SHIFT[kind]
-    else:
-        piece = np.int64(board[frm])
-        key ^= ZOBRIST_BOARD[piece, frm]
-        captured = np.int64(board[to])
-        if captured != 0:
-            key ^= ZOBRIST_BOARD[captured, to]
-            ck = captured & 15
-            if ck > _KING:
-                ck -= 8
-            hand_sum += 1 << HAND_SHIFT[ck]
-        if move & PROMOTE_FLAG:
-            piece += 8
-        key ^= ZOBRIST_BOARD[piece, to]
-    return key, hand_sum
 
 
 # ---------------------------------------------------------------- attacks
