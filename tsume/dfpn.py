@@ -675,11 +675,16 @@ def new_workspace():
 
 
 @njit(cache=True)
-def extract_line(board, hands, state, keys, thands, vals, salt, line, max_len):
+def extract_line(board, hands, state, keys, thands, vals, salt, line, max_len, length):
     """Read a mating line out of the table: the attacker plays the proven check with the
     shortest stored mate, the defender the reply with the longest. Returns the number
     of plies written to `line`, or -(ply + 1) when the table lacks a proof needed at
-    that ply (the caller then re-proves from there). The position is restored."""
+    that ply (the caller then re-proves from there), and the attacker's hand at the end
+    of the line. The position is restored.
+    The line is made of generated moves (checks, legal replies) and ends where the
+    defender has none, so it replays to mate by construction. `length` is the root's
+    proven mate length, or NO_LIMIT if not known: a child that reaches the length its
+    parent was chosen for (one less) is taken without looking at its siblings."""
     attacker = state[SIDE]
     moves = np.empty(2 * MAX_MOVES, dtype=np.int32)
     look = np.empty(4, dtype=np.int64)
@@ -687,6 +692,7 @@ def extract_line(board, hands, state, keys, thands, vals, salt, line, max_len):
     path = np.empty(max_len + 1, dtype=np.int64)
     n = 0
     result = -1
+    expect = np.int64(length)      # the stored length of the node at ply n
     while True:
         path[n] = table_key(state, hands, salt) ^ (hands[attacker] * HAND_MIX[1])
         for j in range(n - 2, -1, -2):
@@ -718,6 +724,8 @@ def extract_line(board, hands, state, keys, thands, vals, salt, line, max_len):
                 if proven and (chosen < 0 or look[2] < chosen_len):
                     chosen = i
                     chosen_len = look[2]
+                    if expect < _NO_LIMIT and chosen_len <= expect - 1:
+                        break             # no sibling can be shorter
             else:
                 if not proven:
                     chosen = -2
@@ -725,15 +733,19 @@ def extract_line(board, hands, state, keys, thands, vals, salt, line, max_len):
                 if chosen < 0 or look[2] > chosen_len:
                     chosen = i
                     chosen_len = look[2]
+                    if chosen_len >= expect - 1:
+                        break             # no sibling can be longer
         if chosen < 0:
             result = -(n + 1)
             break
+        expect = chosen_len
         line[n] = moves[chosen]
         caps[n] = do_move(board, hands, state, moves[chosen])
         n += 1
+    end_hand = hands[attacker]
     for j in range(n - 1, -1, -1):
         undo_move(board, hands, state, line[j], caps[j])
-    return result
+    return result, end_hand
 
 
 @njit(cache=True)

@@ -15,7 +15,7 @@ import numpy as np
 from . import movegen, notation
 from .dfpn import (STOP_DEPTH, MAX_PLY, dfpn_search, extract_line, new_workspace, probe, replays_to_mate,
                    store)
-from .pieces import USI_LETTER
+from .pieces import USI_LETTER, unpack_hand
 from .tt import INF, NO_LIMIT, new_table
 
 DEFAULT_HASH_MB = 256
@@ -142,19 +142,24 @@ class Solver:
 
     def mating_line(self, pos, max_plies=MAX_PLY):
         """A mating line (USI strings) read from the table, or None; see proof_moves."""
-        moves = self.proof_moves(pos, max_plies)
+        moves, _ = self.proof_moves(pos, max_plies)
         return None if moves is None else _to_usi(moves)
 
-    def proof_moves(self, pos, max_plies=MAX_PLY):
+    def proof_moves(self, pos, max_plies=MAX_PLY, length=NO_LIMIT):
         """The integer moves of a mating line read from the table (numba), falling back
         to the Python walk, which re-proves what the table lost, when the fast path
-        cannot finish; None if there is no line."""
+        cannot finish; (None, None) if there is no line. `length`: the proven mate
+        length, if known (it shortens the read). The second value is the attacker's
+        packed hand at the end of a line of the fast path, which is mate by
+        construction (extract_line); None for the slow path's line, which the caller
+        replays."""
         buf = np.empty(max_plies + 1, dtype=np.int32)
-        n = extract_line(pos.board, pos.hands, pos.state, *self.table, self.salt, buf, max_plies)
+        n, end_hand = extract_line(pos.board, pos.hands, pos.state, *self.table, self.salt, buf,
+                                   max_plies, length)
         if n >= 0:
-            return buf[:n]
+            return buf[:n], int(end_hand)
         line = self._mating_line_slow(pos, max_plies)
-        return None if line is None else _to_moves(line)[:len(line)]
+        return (None, None) if line is None else (_to_moves(line)[:len(line)], None)
 
     def _mating_line_slow(self, pos, max_plies):
         """A line that mates against every defence: the attacker takes the child with the
@@ -282,8 +287,9 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
     else:
         # Kept as integers until the end: a short problem's solve() is mostly this
         # Python bookkeeping, not the search.
-        moves = solver.proof_moves(pos)
-        if moves is None or not replays_to_mate(pos.board, pos.hands, pos.state, moves, len(moves)):
+        moves, end_hand = solver.proof_moves(pos, length=int(proof_length) if proof_length >= 0 else NO_LIMIT)
+        if moves is None or (end_hand is None and not replays_to_mate(pos.board, pos.hands, pos.state,
+                                                                       moves, len(moves))):
             result = Result(status="unknown", reason="proof found but no verified line")
         else:
             result = Result(status="mate", length=len(moves), moves=_to_usi(moves))
@@ -302,7 +308,11 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
                     result.henka, result.yozume = found.henka, found.yozume
                     result.strict_length, result.mudaai = found.strict_length, found.mudaai
                     moves = _to_moves(found.moves)
-            leftover = movegen.hand_after_moves(pos, moves, result.length, pos.side_to_move)
+                    end_hand = None
+            if end_hand is None:
+                leftover = movegen.hand_after_moves(pos, moves, result.length, pos.side_to_move)
+            else:
+                leftover = {k: c for k, c in unpack_hand(end_hand).items() if c} if end_hand else {}
             result.leftover = {USI_LETTER[k]: n for k, n in leftover.items()}
             result.komaamari = bool(result.leftover)
             if result.strict_length is None:
