@@ -325,14 +325,13 @@ class Engine:
         with a 3-ply problem on a tiny table."""
         try:
             from .formats.sfen import parse_sfen
-            from .solver import Solver, solve
+            from .solver import warm_up
             from .validate import validate
             s3 = "8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1"
-            parse_sfen(f"position sfen {s3} moves 2d2c")        # move replay
-            pos = parse_sfen(s3)
+            pos = parse_sfen(f"position sfen {s3} moves 2d2c")        # move replay
             validate(pos)
             pos.is_check()
-            solve(pos, solver=Solver(1), answer=True, yozume=True)
+            warm_up()
         except Exception as exc:   # noqa: BLE001 - reported at isready / go
             self._warm_error = exc
 
