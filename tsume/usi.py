@@ -328,7 +328,8 @@ class Engine:
             from .solver import warm_up
             from .validate import validate
             s3 = "8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1"
-            pos = parse_sfen(f"position sfen {s3} moves 2d2c")        # move replay
+            parse_sfen(f"position sfen {s3} moves 2d2c")        # move replay
+            pos = parse_sfen(s3)
             validate(pos)
             pos.is_check()
             warm_up()
