@@ -14,6 +14,7 @@ from randpos import random_position  # noqa: E402
 from tsume.perft import tsume_perft  # noqa: E402
 from shared_data import rows  # noqa: E402
 from tsume.position import Position  # noqa: E402
+from tsume import pieces as P  # noqa: E402
 
 
 
@@ -66,6 +67,59 @@ def test_attacker_with_pinned_pieces_matches_cshogi():
         _compare(pos, cshogi_board(pos.sfen()), mismatches)
     assert pinned > 200 and in_check > 200, (pinned, in_check)
     assert mismatches == []
+
+
+def _mates_in_one(board):
+    """USI of the checks after which the defender has no legal move (cshogi)."""
+    mates = set()
+    for usi in cshogi_checks(board):
+        board.push_usi(usi)
+        if not cshogi_legal(board):
+            mates.add(usi)
+        board.pop()
+    return mates
+
+
+def test_mate_in_one_agrees_with_cshogi():
+    """mate_in_one skips distant checks when the defender can block them with a drop:
+    it must still find a mate exactly when one exists. Random positions with a random
+    defender hand (most hold a gold, silver, bishop or rook), and the positions after
+    a check and a reply (the 2-ply check's use)."""
+    from tsume.movegen import _buffer, mate_in_one
+    from tsume.notation import move_to_usi
+    rng = random.Random(20261202)
+    wrong, with_mate, blockable, compared = [], 0, 0, 0
+
+    def compare(pos):
+        nonlocal with_mate, blockable, compared
+        mates = _mates_in_one(cshogi_board(pos.sfen()))
+        found = int(mate_in_one(pos.board, pos.hands, pos.state, _buffer()))
+        if (found >= 0) != bool(mates) or (found >= 0 and move_to_usi(found) not in mates):
+            wrong.append((pos.sfen(), found, sorted(mates)))
+        with_mate += bool(mates)
+        hand = pos.hand(1 - pos.side_to_move)
+        blockable += any(hand.get(k) for k in (P.SILVER, P.GOLD, P.BISHOP, P.ROOK))
+        compared += 1
+
+    # Mates by a distant drop only, where the defender has nothing (or only a pawn that
+    # 二歩 keeps out) to block with; and one where a gold in hand blocks.
+    for sfen in ("k8/pp7/9/9/9/9/9/9/8K b R 1", "k8/pp7/9/9/9/9/9/9/8K b Rp 1",
+                 "k8/pp7/9/9/9/9/9/9/8K b Rg 1"):
+        compare(Position.from_sfen(sfen))
+    assert with_mate == 2 and wrong == [], wrong
+    for _ in range(1500):
+        pos = random_position(rng)
+        compare(pos)
+        for usi in sorted(pos.check_moves())[:3]:
+            after = pos.copy()
+            after.push_usi(usi)
+            for reply in sorted(after.legal_moves())[:2]:
+                deeper = after.copy()
+                deeper.push_usi(reply)
+                if not deeper.is_check():
+                    compare(deeper)
+    assert compared > 4000 and with_mate > 300 and blockable > 1000, (compared, with_mate, blockable)
+    assert wrong == []
 
 
 def _replay_and_compare(rows):

@@ -18,8 +18,8 @@ from .pieces import (DIRECTION_TO, HAND_MASK, HAND_SHIFT, NEIGHBOUR_COUNT, NEIGH
                      NEIGHBOUR_SQ, OPPOSITE, SLIDE_MASK, STEP, STEP_MASK, ZOBRIST_BOARD,
                      ZOBRIST_SIDE, unpack_hand)
 from .position import KEY, KING_SQ, OCCUPIED, SIDE, SLIDERS, STATE_SIZE
-from .squareset import (BETWEEN, CHECK_ZONE, KING_NEAR, LINES, STEP_ATTACKS, bit_of, contains,
-                        pop_square, single_square, with_square, word_of)
+from .squareset import (BETWEEN, CHECK_ZONE, CONTACT_ZONE, KING_NEAR, LINES, STEP_ATTACKS, bit_of,
+                        contains, pop_square, single_square, with_square, word_of)
 
 MAX_MOVES = 1024          # shogi's maximum is 593 legal moves; the rest is scratch room
 DROP_BASE = 81
@@ -563,9 +563,10 @@ def _shields(board, state, ksq, colour, slider_colour):
 
 
 @njit(cache=True, _nrt=False)
-def check_moves(board, hands, state, out):
-    """Every legal move of the side to move that checks the enemy king; returns the count.
-    Direct checks, discovered checks, and drops (no 二歩, dead pieces or 打ち歩詰め)."""
+def _checks(board, hands, state, out, contact_only):
+    """check_moves; with contact_only, a direct check from a distance (a slider's, not
+    a discovered one) is left out: mate_in_one uses it when the enemy can always block
+    such a check with a drop."""
     c = state[SIDE]
     e = 1 - c
     ksq = state[KING_SQ + e]
@@ -583,8 +584,8 @@ def check_moves(board, hands, state, out):
     disc_lo, disc_hi = _shields(board, state, ksq, c, c)
     kfile = ksq // 9
     krank = ksq % 9
-    zone_lo = CHECK_ZONE[ksq, 0]
-    zone_hi = CHECK_ZONE[ksq, 1]
+    zone_lo = CONTACT_ZONE[ksq, 0] if contact_only else CHECK_ZONE[ksq, 0]
+    zone_hi = CONTACT_ZONE[ksq, 1] if contact_only else CHECK_ZONE[ksq, 1]
     # Board moves.
     own_lo = state[OCCUPIED + 2 * c]
     own_hi = state[OCCUPIED + 2 * c + 1]
@@ -639,7 +640,7 @@ def check_moves(board, hands, state, out):
                             if not own_checked or _is_legal_after(board, hands, state, m, c):
                                 out[n] = m
                                 n += 1
-                        t = STEP[t, d]
+                        t = STEP[t, d] if not contact_only else -1
                 elif (STEP_MASK[piece] >> od) & 1:
                     t = STEP[ksq, d]
                     if t >= 0 and _drop_allowed(board, kind, c, t, pf):
@@ -650,6 +651,13 @@ def check_moves(board, hands, state, out):
                             out[n] = m
                             n += 1
     return n
+
+
+@njit(cache=True, inline="always")
+def check_moves(board, hands, state, out):
+    """Every legal move of the side to move that checks the enemy king; returns the count.
+    Direct checks, discovered checks, and drops (no 二歩, dead pieces or 打ち歩詰め)."""
+    return _checks(board, hands, state, out, _NO)
 
 
 # ---------------------------------------------------------------- defender: evasions
@@ -756,7 +764,13 @@ def evasions(board, hands, state, out, first_only):
 def mate_in_one(board, hands, state, out):
     """A checking move after which the enemy has no legal reply, or -1.
     out needs 2 * MAX_MOVES room (the second half holds the replies)."""
-    n = check_moves(board, hands, state, out)
+    # A single check from a distance is blocked by dropping a gold, silver, bishop or
+    # rook between (no 二歩 or dead-piece rule applies to them): with one of those in
+    # the enemy's hand, only contact checks and discovered checks can mate.
+    enemy_hand = hands[1 - state[SIDE]]
+    blockable = (hand_count(enemy_hand, _SILVER) + hand_count(enemy_hand, _GOLD)
+                 + hand_count(enemy_hand, _BISHOP) + hand_count(enemy_hand, _ROOK)) > 0
+    n = _checks(board, hands, state, out, blockable)
     reply = out[MAX_MOVES:]
     for i in range(n):
         m = out[i]

@@ -50,6 +50,16 @@ for _a in range(81):
             _w, _bit = _word_bit(_b)
             CHECK_ZONE[_a, _w] |= _bit
 
+# CONTACT_ZONE[sq, w]: the squares from which a check on a king on sq cannot be blocked:
+# its neighbours and its knight squares (both colours).
+CONTACT_ZONE = np.zeros((81, 2), dtype=np.int64)
+for _a in range(81):
+    for _d in range(12):
+        _b = STEP[_a, _d]
+        if _b >= 0:
+            _w, _bit = _word_bit(_b)
+            CONTACT_ZONE[_a, _w] |= _bit
+
 # STEP_ATTACKS[piece, sq, w]: the squares a piece standing on sq attacks by its steps
 # (its slides are left out). KING_NEAR[sq, w]: the squares from which a step reaches a
 # square next to sq (a king on sq: who could guard its flight squares).
