@@ -81,10 +81,12 @@ def _mates_in_one(board):
 
 
 def test_mate_in_one_agrees_with_cshogi():
-    """mate_in_one skips distant checks when the defender can block them with a drop:
-    it must still find a mate exactly when one exists. Random positions with a random
-    defender hand (most hold a gold, silver, bishop or rook), and the positions after
-    a check and a reply (the 2-ply check's use)."""
+    """When the defender holds a piece it may drop anywhere, mate_in_one only tries the
+    checks no drop can block (touching, knight's, double): it must still find a mate
+    exactly when one exists. Random positions with a random defender hand (most hold
+    a gold, silver, bishop or rook), half with the attacker's king among the pieces
+    (pins, checks to answer), and the positions after a check and a reply (the 2-ply
+    check's use)."""
     from tsume.movegen import _buffer, mate_in_one
     from tsume.notation import move_to_usi
     rng = random.Random(20261202)
@@ -102,13 +104,14 @@ def test_mate_in_one_agrees_with_cshogi():
         compared += 1
 
     # Mates by a distant drop only, where the defender has nothing (or only a pawn that
-    # 二歩 keeps out) to block with; and one where a gold in hand blocks.
+    # 二歩 keeps out) to block with; one where a gold in hand blocks; and a mate by a
+    # piece that shields the king from a lance and steps along that line to touch it.
     for sfen in ("k8/pp7/9/9/9/9/9/9/8K b R 1", "k8/pp7/9/9/9/9/9/9/8K b Rp 1",
-                 "k8/pp7/9/9/9/9/9/9/8K b Rg 1"):
+                 "k8/pp7/9/9/9/9/9/9/8K b Rg 1", "8k/9/8G/9/9/9/9/9/8L b g 1"):
         compare(Position.from_sfen(sfen))
-    assert with_mate == 2 and wrong == [], wrong
-    for _ in range(1500):
-        pos = random_position(rng)
+    assert with_mate == 3 and wrong == [], wrong
+    for k in range(3000):
+        pos = random_position(rng, attacker_king_near=k % 2 == 1)   # pins, checks to answer
         compare(pos)
         for usi in sorted(pos.check_moves())[:3]:
             after = pos.copy()
@@ -118,7 +121,7 @@ def test_mate_in_one_agrees_with_cshogi():
                 deeper.push_usi(reply)
                 if not deeper.is_check():
                     compare(deeper)
-    assert compared > 4000 and with_mate > 300 and blockable > 1000, (compared, with_mate, blockable)
+    assert compared > 15000 and with_mate > 1000 and blockable > 15000, (compared, with_mate, blockable)
     assert wrong == []
 
 
