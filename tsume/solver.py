@@ -300,9 +300,12 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
     else:
         # Kept as integers until the end: a short problem's solve() is mostly this
         # Python bookkeeping, not the search.
-        moves, end_hand = solver.proof_moves(pos, length=int(proof_length) if proof_length >= 0 else NO_LIMIT)
-        if moves is None or (end_hand is None and not replays_to_mate(pos.board, pos.hands, pos.state,
-                                                                       moves, len(moves))):
+        known = int(proof_length) if proof_length >= 0 else NO_LIMIT
+        moves, end_hand = solver.proof_moves(pos, length=known)
+        # A line of the table walk in Python (end_hand None) is replayed before it is
+        # reported; the compiled read's line is mate by construction.
+        if moves is None or (end_hand is None and not replays_to_mate(
+                pos.board, pos.hands, pos.state, moves, len(moves))):
             result = Result(status="unknown", reason="proof found but no verified line")
         else:
             result = Result(status="mate", length=len(moves), moves=_to_usi(moves))
