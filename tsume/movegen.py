@@ -16,7 +16,7 @@ from numba import njit
 
 from .pieces import (DIRECTION_TO, HAND_MASK, HAND_SHIFT, NEIGHBOUR_COUNT, NEIGHBOUR_PIECES,
                      NEIGHBOUR_SQ, OPPOSITE, SLIDE_MASK, STEP, STEP_MASK, ZOBRIST_BOARD,
-                     ZOBRIST_SIDE, unpack_hand)
+                     ZOBRIST_SIDE, held_pieces)
 from .position import KEY, KING_SQ, OCCUPIED, SIDE, SLIDERS, STATE_SIZE
 from .squareset import (BETWEEN, CHECK_ZONE, CONTACT_ZONE, KING_NEAR, LINES, STEP_ATTACKS, bit_of,
                         contains, pop_square, single_square, with_square, word_of)
@@ -834,4 +834,4 @@ def hand_after_moves(pos, moves, n, colour):
     out = np.empty(2, dtype=np.int64)
     hands_after(pos.board, pos.hands, pos.state, moves, n, out)
     packed = int(out[colour])
-    return {k: c for k, c in unpack_hand(packed).items() if c} if packed else {}
+    return held_pieces(packed)

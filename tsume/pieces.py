@@ -114,6 +114,11 @@ def unpack_hand(packed):
     return {k: (packed >> shift) & mask for k, (shift, mask) in _HAND_FIELDS.items()}
 
 
+def held_pieces(packed):
+    """{kind: count} of the kinds a packed hand holds (none for an empty hand)."""
+    return {k: c for k, c in unpack_hand(packed).items() if c} if packed else {}
+
+
 # ---------------------------------------------------------------- directions
 # (file delta, rank delta); rank delta -1 is "forward" for Black.
 DIRECTIONS = [(0, -1), (0, 1), (-1, 0), (1, 0), (-1, -1), (1, -1), (-1, 1), (1, 1),

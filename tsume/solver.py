@@ -15,7 +15,7 @@ import numpy as np
 from . import movegen, notation
 from .dfpn import (STOP_DEPTH, MAX_PLY, dfpn_search, extract_line, new_workspace, probe, replays_to_mate,
                    store)
-from .pieces import USI_LETTER, unpack_hand
+from .pieces import USI_LETTER, held_pieces
 from .tt import INF, NO_LIMIT, new_table
 
 DEFAULT_HASH_MB = 256
@@ -328,7 +328,7 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
             if end_hand is None:
                 leftover = movegen.hand_after_moves(pos, moves, result.length, pos.side_to_move)
             else:
-                leftover = {k: c for k, c in unpack_hand(end_hand).items() if c} if end_hand else {}
+                leftover = held_pieces(end_hand)
             result.leftover = {USI_LETTER[k]: n for k, n in leftover.items()}
             result.komaamari = bool(result.leftover)
             if result.strict_length is None:
