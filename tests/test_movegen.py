@@ -86,18 +86,24 @@ def test_mate_in_one_agrees_with_cshogi():
     exactly when one exists. Random positions with a random defender hand (most hold
     a gold, silver, bishop or rook), half with the attacker's king among the pieces
     (pins, checks to answer), and the positions after a check and a reply (the 2-ply
-    check's use)."""
-    from tsume.movegen import _buffer, mate_in_one
+    check's use). quick_mate_in_one, which the search uses, may miss a mate but never
+    returns a move that does not mate."""
+    from tsume.movegen import _buffer, mate_in_one, quick_mate_in_one
     from tsume.notation import move_to_usi
     rng = random.Random(20261202)
-    wrong, with_mate, blockable, compared = [], 0, 0, 0
+    wrong, with_mate, blockable, compared, quick_found = [], 0, 0, 0, 0
 
     def compare(pos):
-        nonlocal with_mate, blockable, compared
+        nonlocal with_mate, blockable, compared, quick_found
         mates = _mates_in_one(cshogi_board(pos.sfen()))
         found = int(mate_in_one(pos.board, pos.hands, pos.state, _buffer()))
         if (found >= 0) != bool(mates) or (found >= 0 and move_to_usi(found) not in mates):
             wrong.append((pos.sfen(), found, sorted(mates)))
+        # The search's quick test may miss a mate, but what it finds must be one.
+        quick = int(quick_mate_in_one(pos.board, pos.hands, pos.state, _buffer()))
+        if quick >= 0 and move_to_usi(quick) not in mates:
+            wrong.append(("quick", pos.sfen(), quick, sorted(mates)))
+        quick_found += quick >= 0
         with_mate += bool(mates)
         hand = pos.hand(1 - pos.side_to_move)
         blockable += any(hand.get(k) for k in (P.SILVER, P.GOLD, P.BISHOP, P.ROOK))
@@ -123,6 +129,7 @@ def test_mate_in_one_agrees_with_cshogi():
                     compare(deeper)
     assert compared > 15000 and with_mate > 1000 and blockable > 15000, (compared, with_mate, blockable)
     assert wrong == []
+    assert quick_found > 0.95 * with_mate, (quick_found, with_mate)     # it misses few
 
 
 def _replay_and_compare(rows):

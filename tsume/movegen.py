@@ -782,6 +782,156 @@ def mate_in_one(board, hands, state, out):
     return np.int32(-1)        # (the type of a move, as m: one compiled do_move)
 
 
+# ---------------------------------------------------------------- quick mate in one
+@njit(cache=True, inline="always")
+def _covered_near(board, state, ksq, colour):
+    """The king's eight neighbours that `colour` attacks with the king lifted off ksq
+    (a slider's line through the king covers the square behind it), as a set."""
+    king = _lift(board, state, ksq)
+    guard_lo, guard_hi = _steps_near(board, state, ksq, colour)
+    out_lo = np.int64(0)
+    out_hi = np.int64(0)
+    for d in range(8):
+        t = STEP[ksq, d]
+        if t >= 0 and (contains(guard_lo, guard_hi, t) or _slider_attacks(board, state, t, colour)):
+            out_lo, out_hi = with_square(out_lo, out_hi, t)
+    _put(board, state, ksq, king)
+    return out_lo, out_hi
+
+
+@njit(cache=True, inline="always")
+def _attacks_near(board, piece, sq, ksq, vacated):
+    """The squares `piece` on sq would attack within two steps (all that can touch a
+    king next to sq), ksq and `vacated` counted as empty, as a set."""
+    lo = STEP_ATTACKS[piece, sq, 0]
+    hi = STEP_ATTACKS[piece, sq, 1]
+    slides = SLIDE_MASK[piece]
+    if slides:
+        for d in range(8):
+            if (slides >> d) & 1:
+                s = STEP[sq, d]
+                if s >= 0:
+                    lo, hi = with_square(lo, hi, s)
+                    if board[s] == 0 or s == ksq or s == vacated:
+                        s2 = STEP[s, d]
+                        if s2 >= 0:
+                            lo, hi = with_square(lo, hi, s2)
+    return lo, hi
+
+
+@njit(cache=True, inline="always")
+def _mates(board, hands, state, m, reply):
+    """Play the check m: is the enemy left without a legal reply?"""
+    cap = do_move(board, hands, state, m)
+    escapes = evasions(board, hands, state, reply, _YES)
+    undo_move(board, hands, state, m, cap)
+    return escapes == 0
+
+
+@njit(cache=True, _nrt=False)
+def quick_mate_in_one(board, hands, state, out):
+    """A mate in one by a check the king cannot answer by stepping or capturing, found
+    by set tests before any move is played; -1 if none is found. It only looks at
+    drops and moves to the king's neighbours and knight squares (no pawn drop, no
+    discovered check, not while our own king is in check), so unlike mate_in_one it
+    can miss a mate: the search's fixed-depth checks use it, where a miss costs nodes,
+    never a verdict. Every move it returns has been played out and mates.
+    out needs 2 * MAX_MOVES room."""
+    c = state[SIDE]
+    e = 1 - c
+    ksq = state[KING_SQ + e]
+    own_king = state[KING_SQ + c]
+    if ksq < 0 or (own_king >= 0 and attacked(board, state, own_king, e)):
+        return np.int32(-1)
+    reply = out[MAX_MOVES:]
+    cov_lo, cov_hi = _covered_near(board, state, ksq, c)
+    # The king's flights now. A check must cover all of them (a drop or a move can only
+    # take squares away from this set, except the square a moving piece leaves).
+    fl_lo = np.int64(0)
+    fl_hi = np.int64(0)
+    for d in range(8):
+        t = STEP[ksq, d]
+        if t >= 0 and (board[t] == 0 or (board[t] >> 4) != e) and not contains(cov_lo, cov_hi, t):
+            fl_lo, fl_hi = with_square(fl_lo, fl_hi, t)
+    # Drops (a pawn's mate would be 打ち歩詰め).
+    hand = hands[c]
+    if hand != 0:
+        for kind in range(2, 8):
+            if hand_count(hand, kind) == 0:
+                continue
+            piece = kind | (c << 4)
+            reach = STEP_MASK[piece] | SLIDE_MASK[piece]
+            for d in range(12):
+                t = STEP[ksq, d]
+                if t < 0 or board[t] != 0 or (reach >> OPPOSITE[d]) & 1 == 0:
+                    continue
+                if d < 8 and not contains(cov_lo, cov_hi, t):
+                    continue                         # the king takes it
+                if _rel_rank(t, c) <= _dead_ranks(kind):
+                    continue
+                a_lo, a_hi = _attacks_near(board, piece, t, ksq, -1)
+                a_lo, a_hi = with_square(a_lo, a_hi, t)
+                if (fl_lo & ~a_lo) | (fl_hi & ~a_hi):
+                    continue                         # a flight is left
+                m = np.int32(t | ((DROP_BASE + kind) << 7))
+                if _mates(board, hands, state, m, reply):
+                    return m
+    # Board moves onto the same squares, by the pieces that attack them.
+    pin_lo, pin_hi = _shields(board, state, own_king, c, e) if own_king >= 0 else (_0, _0)
+    own_sliders_lo = state[SLIDERS] & state[OCCUPIED + 2 * c]
+    own_sliders_hi = state[SLIDERS + 1] & state[OCCUPIED + 2 * c + 1]
+    knight = _KNIGHT | (c << 4)
+    for d in range(12):
+        t = STEP[ksq, d]
+        if t < 0 or (board[t] != 0 and (board[t] >> 4) == c):
+            continue
+        adjacent = d < 8
+        if adjacent and not contains(cov_lo, cov_hi, t):
+            continue             # nothing of ours reaches t
+        if not adjacent and (STEP_MASK[knight] >> OPPOSITE[d]) & 1 == 0:
+            continue             # a knight there would not check
+        mv_lo, mv_hi = attackers_to(board, state, t, c)
+        several = single_square(mv_lo, mv_hi) < 0
+        while mv_lo | mv_hi:
+            frm, mv_lo, mv_hi = pop_square(mv_lo, mv_hi)
+            p = board[frm]
+            if (p & 15) == _KING:
+                continue
+            if contains(pin_lo, pin_hi, frm) and \
+                    DIRECTION_TO[own_king, t] != DIRECTION_TO[own_king, frm]:
+                continue
+            if adjacent and not several:
+                # Does anything else guard t once the king has taken on it?
+                king = _lift(board, state, ksq)
+                mover = _lift(board, state, frm)
+                guarded = attacked(board, state, t, c)
+                _put(board, state, frm, mover)
+                _put(board, state, ksq, king)
+                if not guarded:
+                    continue
+            # Flights are only known when no slider of ours stands on a line through
+            # frm (leaving frm could open its line).
+            flights_known = (LINES[frm, 0] & own_sliders_lo) | (LINES[frm, 1] & own_sliders_hi) == 0
+            f_lo, f_hi = fl_lo, fl_hi
+            if flights_known and DIRECTION_TO[ksq, frm] >= 0 and DIRECTION_TO[ksq, frm] < 8 \
+                    and STEP[ksq, DIRECTION_TO[ksq, frm]] == frm and not contains(cov_lo, cov_hi, frm):
+                f_lo, f_hi = with_square(f_lo, f_hi, frm)   # the square it leaves
+            n = emit_moves(out, _0, frm, t, p, c)
+            for i in range(n):
+                m = out[i]
+                piece = p + 8 if m & PROMOTE_FLAG else p
+                if not piece_attacks_from(board, state, piece, t, ksq, frm):
+                    continue
+                if flights_known:
+                    a_lo, a_hi = _attacks_near(board, piece, t, ksq, frm)
+                    a_lo, a_hi = with_square(a_lo, a_hi, t)
+                    if (f_lo & ~a_lo) | (f_hi & ~a_hi):
+                        continue
+                if _mates(board, hands, state, m, reply):
+                    return m
+    return np.int32(-1)
+
+
 @njit(cache=True, _nrt=False)
 def all_moves(board, hands, state, out):
     """Legal moves of the side to move, whether it is in check or not."""
