@@ -190,9 +190,10 @@ def test_musou_030_line_is_read_back_with_a_large_table():
     assert_line_mates_under_cshogi(sfen, result.moves)
 
 
-def _stored_disproofs(solver, root, max_positions=400, max_plies=4):
+def _stored_disproofs(solver, root, max_positions=400, max_plies=4, with_hand=False):
     """Positions (attacker to move) within max_plies of root, reached without repeating a
-    position, that the solver's table holds as disproven at any depth."""
+    position, that the solver's table holds as disproven at any depth (with_hand: and
+    the disproof pieces stored, as (position, hand) pairs)."""
     from tsume import movegen
     from tsume.tt import NO_LIMIT
     attacker = root.side_to_move
@@ -206,7 +207,7 @@ def _stored_disproofs(solver, root, max_positions=400, max_plies=4):
             if ply % 2 == 0 and ply > 0:
                 ok, out = solver.probe(pos, attacker)
                 if ok and out[1] == 0 and out[2] >= NO_LIMIT:
-                    found.append(pos)
+                    found.append((pos, int(out[3])) if with_hand else pos)
             moves = movegen.check_moves_of(pos) if ply % 2 == 0 else movegen.legal_moves_of(pos)
             for move in moves:
                 child = pos.copy()
@@ -237,6 +238,44 @@ def test_every_stored_disproof_holds_from_that_position_alone(tsv, pid):
         fresh.new_problem()
         pn, _, _, _ = fresh.search(pos, 300_000)
         assert pn != 0, (pid, pos.sfen())
+
+
+def _widened(pos, hand):
+    """pos with the attacker holding `hand` and the defender the rest of the pieces."""
+    attacker = pos.side_to_move
+    wide = pos.copy()
+    total = int(pos.hands[0] + pos.hands[1])
+    wide.hands[attacker] = hand
+    wide.hands[1 - attacker] = total - hand
+    return Position.from_sfen(wide.sfen())        # key and state rebuilt from scratch
+
+
+@pytest.mark.parametrize("tsv,pid", [("musou.tsv", "musou-037"), ("musou.tsv", "musou-088"),
+                                     ("edge_cases.tsv", "cshogi-issue54-case1")])
+def test_every_stored_disproof_holds_with_its_disproof_pieces(tsv, pid):
+    """A disproof is stored with disproof pieces (反証駒): the largest attacker hand
+    for which it still holds, which can be larger than the position's own hand (the
+    attacker holding more of a kind it already holds, the defender less). Each such
+    disproof the table holds near the root is checked with the attacker holding
+    exactly those pieces: neither cshogi's DfPn nor our own search from a fresh table
+    may find a mate there."""
+    rows = {c[2]: c for c in _rows(tsv)}
+    root = Position.from_sfen(rows[pid][0])
+    solver = Solver(hash_mb=64)
+    solver.new_problem()
+    solver.search(root, 3_000_000)
+    wider = [(pos, hand) for pos, hand in _stored_disproofs(solver, root, max_positions=3000,
+                                                            with_hand=True)
+             if hand != int(pos.hands[pos.side_to_move])]
+    assert wider, pid                      # otherwise this test would check nothing
+    fresh = Solver(hash_mb=16)
+    for pos, hand in wider[:25]:
+        wide = _widened(pos, hand)
+        fresh.new_problem()
+        assert fresh.search(wide, 300_000)[0] != 0, (pid, pos.sfen(), wide.sfen())
+        peer = cshogi.DfPn()
+        peer.set_max_search_node(300_000)
+        assert not peer.search(cshogi.Board(wide.sfen())), (pid, pos.sfen(), wide.sfen())
 
 
 def test_ghi_a_cycle_on_one_path_does_not_disprove_a_real_mate():

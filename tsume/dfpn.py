@@ -101,6 +101,62 @@ def _proof_hand_before(move, child_proof, captured):
     return child_proof
 
 
+@njit(cache=True, inline="always")
+def _field(hand, k):
+    return (hand >> HAND_SHIFT[k]) & HAND_MASK[k]
+
+
+@njit(cache=True, _nrt=False)
+def _disproof_hand(board, hands, attacker, or_node, moves, child_hands, child_dn, child_rep,
+                   child_len, n, length):
+    """Disproof pieces (反証駒) of a disproven node: the largest attacker hand for which
+    the disproof still holds (the table then also disproves every hand it holds, not
+    just the hand of this position), from those of its children, with the position
+    as it is at this node. A larger attacker hand means a smaller defender hand, since
+    the two share the pieces off the board.
+    OR node (every check disproven): more pieces of a kind the attacker already holds
+    give it no new check, but one piece of a kind it lacks would give new drops; and
+    each check's child must stay disproven (a drop used one piece, a capture added one).
+    AND node: the reply that disproves it, whose child's pieces hold."""
+    ah = hands[attacker]
+    dh = hands[1 - attacker]
+    if or_node:
+        out = np.int64(0)
+        for k in range(1, 8):
+            if _field(ah, k):
+                out |= (_field(ah, k) + _field(dh, k)) << HAND_SHIFT[k]
+        for i in range(n):
+            m = moves[i]
+            d = child_hands[i]
+            frm = (m >> 7) & 127
+            if frm > DROP_BASE:
+                d += np.int64(1) << HAND_SHIFT[frm - DROP_BASE]
+            elif board[m & 127] != 0:
+                k = board[m & 127] & 15
+                if k > 8:
+                    k -= 8
+                d -= np.int64(1) << HAND_SHIFT[k]
+            out = _hand_min(out, d)
+        return out
+    best = -1
+    for i in range(n):
+        if child_dn[i] == 0 and not child_rep[i] and (
+                best < 0 or (child_len[best] < length and child_len[i] >= length)):
+            best = i
+    # (No disproof pieces exceed the pieces off the board, so when the reply is a drop
+    # the child's already leave the defender the piece it drops.)
+    return child_hands[best] if best >= 0 else ah
+
+
+@njit(cache=True, _nrt=False)
+def _hand_min(a, b):
+    """Per-kind minimum of two packed hands."""
+    out = np.int64(0)
+    for k in range(1, 8):
+        out |= min(_field(a, k), _field(b, k)) << HAND_SHIFT[k]
+    return out
+
+
 @njit(cache=True, _nrt=False)
 def _chain_drops(moves, n, nxt, wait, last):
     """Delayed expansion of interposing drops (AND nodes): the drops on one square form
@@ -612,6 +668,12 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                             rep_dep = False
                             if work_len[ply, i] >= NO_LIMIT:
                                 length = NO_LIMIT
+                if not rule:
+                    # (In rule mode a larger hand could make the disproving reply a
+                    # futile interposition, so only the hand itself is stored.)
+                    proof_hand = _disproof_hand(board, hands, attacker, or_node, work_moves[ply],
+                                                work_hand[ply], work_dn[ply], work_rep[ply],
+                                                work_len[ply], n, length)
             if not rep_dep:
                 tt_store(keys, thands, vals, generation, tkey[ply], proof_hand, pn, dn,
                          nodes - start_nodes[ply] + 1, length)
