@@ -9,9 +9,13 @@ stack, and the search stops cleanly at a node or depth limit or when a stop flag
 raised from another thread (control[0] != 0), leaving the position as it was.
 
 Repetition (SPEC §1.6): a child that repeats a position of the current path is a
-failure for the attacker *on this path only*. Such values stay in the frame arrays and
-a disproof that depends on one is never written to the table (the GHI problem), so a
-stored disproof is always path-independent. Proofs never depend on repetitions.
+failure for the attacker *on this path only*. A disproof that depends on one is never
+written to the table as the position's result (the GHI problem), so a disproof found
+there is path-independent. It is stored under a key that also holds the path's
+positions (_path_key), where only a search that comes back to it along the same
+positions finds it: without that, such a search derived it again every time, which
+kept 無双73 (no mate as transcribed) unsolved after 350M nodes; now 33M. Proofs never
+depend on repetitions.
 """
 import numpy as np
 from numba import njit
@@ -43,6 +47,7 @@ _0, _1, _2 = np.int64(0), np.int64(1), np.int64(2)
 _NO_LIMIT = np.int64(NO_LIMIT)
 _YES, _NO = np.bool_(True), np.bool_(False)
 _PATH_MASK = np.int64(4095)
+_PATH_MIX = np.int64(0x1D8E4E27C47D124F)   # odd: mixing is one-to-one
 
 
 @njit(cache=True, inline="always")
@@ -216,6 +221,21 @@ def _lookup(keys, thands, vals, key, salt, known_salt, hand, remaining, look):
     return found and tt_lookup(keys, thands, vals, key, hand, remaining, look)
 
 
+@njit(cache=True, inline="always")
+def _path_key(key, path_before):
+    """Table key of a result that holds only below the positions of one path (a
+    disproof resting on a repetition of one of them): the position's key mixed with
+    the XOR of theirs."""
+    return key ^ (path_before * _PATH_MIX)
+
+
+@njit(cache=True, inline="always")
+def _path_disproof(keys, thands, vals, key, path_before, hand, remaining, look):
+    """Is the position disproven below these path positions, with this very hand?"""
+    return tt_lookup(keys, thands, vals, _path_key(key, path_before), hand, remaining, look) \
+        and look[1] == 0 and look[3] == hand
+
+
 @njit(cache=True, _nrt=False)
 def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, attacker, scratch, look):
     """Rule mode (無駄合, SPEC §2.4 rule D2). The defender has just interposed on `to`
@@ -331,9 +351,12 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
 @njit(cache=True, inline="always")
 def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, known_salt, attacker,
                     or_node, child_remaining, path, on_path, ply, i, m, scratch, buf, look,
-                    work_pn, work_dn, work_hand, work_len, work_rep, rule, checker):
+                    work_pn, work_dn, work_hand, work_len, work_rep, rule, checker,
+                    path_before, path_results):
     """First values of child i (move m) of the node at `ply`: a repetition of the path,
-    the table's entry (or a final result of the `known_salt` namespace), a depth cut,
+    the table's entry (or a final result of the `known_salt` namespace), a disproof
+    that holds below this path's positions (path_before: their keys XORed; looked for
+    only when path_results says this call stored some), a depth cut,
     the answer of the 2-ply check of a new defender node (a mate found when it has a
     forced reply or is a child of the root; mate or no mate when it has two plies
     left), or a first guess (defender: its number of replies, attacker: 1/1). Rule mode
@@ -378,12 +401,22 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
         work_pn[ply, i] = INF
         work_dn[ply, i] = 0
         work_len[ply, i] = child_remaining
-    elif _lookup(keys, thands, vals, ck, salt, known_salt, ah, child_remaining, look):
+    elif _lookup(keys, thands, vals, ck, salt, known_salt, ah, child_remaining, look) and (
+            look[0] == 0 or look[1] == 0 or not (path_results and _path_disproof(
+                keys, thands, vals, ck, path_before, ah, child_remaining, look[4:]))):
         work_pn[ply, i] = look[0]
         work_dn[ply, i] = look[1]
         work_len[ply, i] = look[2]
         if look[0] == 0 or look[1] == 0:
             work_hand[ply, i] = look[3]
+    elif path_results and _path_disproof(keys, thands, vals, ck, path_before, ah, child_remaining,
+                                         look):
+        # Disproven before on this very path (a repetition of it): as good as a
+        # repetition found now.
+        work_pn[ply, i] = INF
+        work_dn[ply, i] = 0
+        work_len[ply, i] = look[2]
+        work_rep[ply, i] = True
     elif or_node:
         # Child is a defender node: its number of replies is the first guess.
         ne = evasions(board, hands, state, scratch, _NO)
@@ -435,14 +468,14 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
 def _evaluate_joined_child(board, hands, state, keys, thands, vals, generation, salt, known_salt,
                            attacker, or_node, child_remaining, path, on_path, ply, i, m, scratch,
                            buf, look, work_pn, work_dn, work_hand, work_len, work_rep, rule,
-                           checker):
+                           checker, path_before, path_results):
     """_evaluate_child for a drop that joins its chain (rare): a call of its own, so
     that dfpn_search holds one inlined copy of _evaluate_child, not two (each copy
     costs seconds of first-run compile time)."""
     return _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, known_salt,
                            attacker, or_node, child_remaining, path, on_path, ply, i, m, scratch,
                            buf, look, work_pn, work_dn, work_hand, work_len, work_rep, rule,
-                           checker)
+                           checker, path_before, path_results)
 
 
 @njit(cache=True, inline="always")
@@ -475,7 +508,8 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     length): length is the proof's mate length, or for a disproof the depth it holds
     to.
     The table keeps everything learned, so a call that stopped at max_nodes can simply
-    be called again to continue.
+    be called again to continue (control[2] remembers whether this namespace has
+    stored path-dependent disproofs, see the module's note on repetition).
 
     Depth: a proof is stored with its length and used only where that many plies
     remain; a disproof caused by the depth limit is stored with the depth it holds to
@@ -487,8 +521,8 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     # them may allocate.
     scratch = move_bufs[0]
     mate_buf = move_bufs[1]      # the 2-ply check's own
-    look = small[:4]
-    last_drop = small[4:85]
+    look = small[:8]           # (look[4:] for a second lookup that keeps the first)
+    last_drop = small[8:89]
     # Per-ply frames. Each is written at a ply before it is read there, so none is
     # cleared between calls.
     nmoves = frames[0]
@@ -500,6 +534,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     tkey = frames[6]
     start_nodes = frames[7]
     checker = frames[8]    # rule mode: distant slider checker
+    ancestors = frames[9]  # the path's positions up to this ply, as one key (XOR)
     nodes = np.int64(0)
     stop = STOP_NONE
     root_pn = np.int64(1)
@@ -511,6 +546,10 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     thdn[0] = INF - 1
     tkey[0] = table_key(state, hands, salt)
     path[0] = tkey[0] ^ (hands[attacker] * HAND_MIX[1])
+    ancestors[0] = path[0]
+    # Has this namespace stored any disproof under a path key? (Until it has, children
+    # need not be looked up there.)
+    path_results = control[2] == salt
     # How many positions of the path fall in each slot (by key): a repetition test
     # scans the path only when its slot is taken, not at every child of a long line.
     on_path[:] = 0
@@ -564,7 +603,8 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                 if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
                                    known_salt, attacker, or_node, child_remaining, path, on_path,
                                    ply, i, moves[i], scratch, mate_buf, look, work_pn, work_dn, work_hand,
-                                   work_len, work_rep, rule, -1 if or_node else checker[ply]) < 0:
+                                   work_len, work_rep, rule, -1 if or_node else checker[ply],
+                                   ancestors[ply], path_results) < 0:
                     _note_unknown(control, pending, work_moves, best, ply, moves[i])
                 nodes += 1
                 # A child that already settles this node ends the expansion: a mate in
@@ -595,7 +635,8 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                                               max_depth - ply - 1, path, on_path, ply,
                                               np.int64(j), work_moves[ply, j], scratch, mate_buf,
                                               look, work_pn, work_dn, work_hand, work_len,
-                                              work_rep, rule, checker[ply]) < 0:
+                                              work_rep, rule, checker[ply], ancestors[ply],
+                                              path_results) < 0:
                         _note_unknown(control, pending, work_moves, best, ply, work_moves[ply, j])
                     nodes += 1
             cp = work_pn[ply, i]
@@ -677,6 +718,13 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
             if not rep_dep:
                 tt_store(keys, thands, vals, generation, tkey[ply], proof_hand, pn, dn,
                          nodes - start_nodes[ply] + 1, length)
+            elif ply > 0:
+                # True for this path's positions only: stored under a key that includes
+                # them, so that coming back the same way does not search it again.
+                tt_store(keys, thands, vals, generation, _path_key(tkey[ply], ancestors[ply - 1]),
+                         hands[attacker], pn, dn, nodes - start_nodes[ply] + 1, length)
+                path_results = True
+                control[2] = salt
             if ply == 0:
                 root_pn = pn
                 root_dn = dn
@@ -714,6 +762,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
         thdn[ply] = min(child_thdn, INF - 1)
         tkey[ply] = table_key(state, hands, salt)
         path[ply] = tkey[ply] ^ (hands[attacker] * HAND_MIX[1])
+        ancestors[ply] = ancestors[ply - 1] ^ path[ply]
         on_path[path[ply] & _PATH_MASK] += 1
         expand = True
     return root_pn, root_dn, nodes, stop, root_len
@@ -737,10 +786,10 @@ def new_workspace():
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.bool_),
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.int32),
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.bool_),
-            np.empty((9, MAX_PLY), dtype=np.int64),
+            np.empty((10, MAX_PLY), dtype=np.int64),
             np.empty((2, 2 * MAX_MOVES), dtype=np.int32),
             np.empty(_PATH_MASK + 1, dtype=np.int32),
-            np.empty(85, dtype=np.int64))
+            np.empty(89, dtype=np.int64))
 
 
 @njit(cache=True)

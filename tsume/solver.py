@@ -50,7 +50,9 @@ class Solver:
         self.hash_mb = hash_mb
         self.table = new_table(hash_mb)
         self.workspace = new_workspace()
-        self.control = np.zeros(2, dtype=np.int64)   # [stop flag, rule-mode unknown futility]
+        # [stop flag, rule-mode unknown futility, salt of the last search that stored a
+        # path-dependent disproof (see dfpn.py)]
+        self.control = np.zeros(3, dtype=np.int64)
         self.pending = np.zeros((PENDING_PATHS, MAX_PLY + 1), dtype=np.int32)
         self.nodes = 0
         self.salt = np.int64(0)
