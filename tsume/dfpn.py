@@ -21,8 +21,8 @@ import numpy as np
 from numba import njit
 
 from .movegen import (DIRECTION_TO, DROP_BASE, MAX_MOVES, STEP, attacked, check_moves, do_move,
-                      emit_moves, evasions, key_after, mate_in_one, quick_mate_in_one,
-                      sole_checker, undo_move)
+                      emit_moves, evasions, hand_count, key_after, mate_in_one,
+                      quick_mate_in_one, sole_checker, undo_move)
 from .pieces import HAND_MASK, HAND_SHIFT, HAND_MIX
 from .position import KEY, KING_SQ, SIDE
 from .tt import INF, NO_LIMIT, tt_lookup, tt_prefetch, tt_store
@@ -107,11 +107,6 @@ def _proof_hand_before(move, child_proof, captured):
     return child_proof
 
 
-@njit(cache=True, inline="always")
-def _field(hand, k):
-    return (hand >> HAND_SHIFT[k]) & HAND_MASK[k]
-
-
 @njit(cache=True, _nrt=False)
 def _disproof_hand(board, hands, attacker, or_node, moves, child_hands, child_dn, child_rep,
                    child_len, n, length):
@@ -129,8 +124,8 @@ def _disproof_hand(board, hands, attacker, or_node, moves, child_hands, child_dn
     if or_node:
         out = np.int64(0)
         for k in range(1, 8):
-            if _field(ah, k):
-                out |= (_field(ah, k) + _field(dh, k)) << HAND_SHIFT[k]
+            if hand_count(ah, k):
+                out |= (hand_count(ah, k) + hand_count(dh, k)) << HAND_SHIFT[k]
         for i in range(n):
             m = moves[i]
             d = child_hands[i]
@@ -159,7 +154,7 @@ def _hand_min(a, b):
     """Per-kind minimum of two packed hands."""
     out = np.int64(0)
     for k in range(1, 8):
-        out |= min(_field(a, k), _field(b, k)) << HAND_SHIFT[k]
+        out |= min(hand_count(a, k), hand_count(b, k)) << HAND_SHIFT[k]
     return out
 
 
@@ -357,7 +352,7 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
     """First values of child i (move m) of the node at `ply`: a repetition of the path,
     the table's entry (or a final result of the `known_salt` namespace), a disproof
     that holds below this path's positions (path_before: their keys XORed; looked for
-    only when path_results says this call stored some), a depth cut,
+    only when path_results says this namespace has stored some), a depth cut,
     the answer of the 2-ply check of a new defender node (a mate found when it has a
     forced reply or is a child of the root; mate or no mate when it has two plies
     left), or a first guess (defender: its number of replies, attacker: 1/1). Rule mode
