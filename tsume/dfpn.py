@@ -92,6 +92,13 @@ def interposition_guard(board, hands, state, attacker):
     return out
 
 
+@njit(cache=True, inline="always")
+def _hand_kind(piece):
+    """The kind a captured piece goes into the hand as (promotion dropped)."""
+    k = piece & 15
+    return k - 8 if k > 8 else k
+
+
 @njit(cache=True, _nrt=False)
 def _proof_hand_before(move, child_proof, captured):
     """Proof pieces before an attacker move, from those of the position after it."""
@@ -99,9 +106,7 @@ def _proof_hand_before(move, child_proof, captured):
     if frm > DROP_BASE:
         return child_proof + (np.int64(1) << HAND_SHIFT[frm - DROP_BASE])
     if captured != 0:
-        k = captured & 15
-        if k > 8:
-            k -= 8
+        k = _hand_kind(captured)
         if (child_proof >> HAND_SHIFT[k]) & HAND_MASK[k] > 0:
             return child_proof - (np.int64(1) << HAND_SHIFT[k])
     return child_proof
@@ -133,10 +138,7 @@ def _disproof_hand(board, hands, attacker, or_node, moves, child_hands, child_dn
             if frm > DROP_BASE:
                 d += np.int64(1) << HAND_SHIFT[frm - DROP_BASE]
             elif board[m & 127] != 0:
-                k = board[m & 127] & 15
-                if k > 8:
-                    k -= 8
-                d -= np.int64(1) << HAND_SHIFT[k]
+                d -= np.int64(1) << HAND_SHIFT[_hand_kind(board[m & 127])]
             out = _hand_min(out, d)
         return out
     best = -1

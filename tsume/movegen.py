@@ -760,6 +760,15 @@ def evasions(board, hands, state, out, first_only):
     return n
 
 
+@njit(cache=True, inline="always")
+def _mates(board, hands, state, m, reply):
+    """Play the check m: is the enemy left without a legal reply?"""
+    cap = do_move(board, hands, state, m)
+    escapes = evasions(board, hands, state, reply, _YES)
+    undo_move(board, hands, state, m, cap)
+    return escapes == 0
+
+
 @njit(cache=True, _nrt=False)
 def mate_in_one(board, hands, state, out):
     """A checking move after which the enemy has no legal reply, or -1.
@@ -773,12 +782,8 @@ def mate_in_one(board, hands, state, out):
     n = _checks(board, hands, state, out, blockable)
     reply = out[MAX_MOVES:]
     for i in range(n):
-        m = out[i]
-        cap = do_move(board, hands, state, m)
-        escapes = evasions(board, hands, state, reply, _YES)
-        undo_move(board, hands, state, m, cap)
-        if escapes == 0:
-            return m
+        if _mates(board, hands, state, out[i], reply):
+            return out[i]
     return np.int32(-1)        # (the type of a move, as m: one compiled do_move)
 
 
@@ -819,15 +824,6 @@ def _attacks_near(board, piece, sq, ksq, vacated):
     return lo, hi
 
 
-@njit(cache=True, inline="always")
-def _mates(board, hands, state, m, reply):
-    """Play the check m: is the enemy left without a legal reply?"""
-    cap = do_move(board, hands, state, m)
-    escapes = evasions(board, hands, state, reply, _YES)
-    undo_move(board, hands, state, m, cap)
-    return escapes == 0
-
-
 @njit(cache=True, _nrt=False)
 def quick_mate_in_one(board, hands, state, out):
     """A mate in one by a check the king cannot answer by stepping or capturing, found
@@ -863,12 +859,11 @@ def quick_mate_in_one(board, hands, state, out):
             reach = STEP_MASK[piece] | SLIDE_MASK[piece]
             for d in range(12):
                 t = STEP[ksq, d]
-                if t < 0 or board[t] != 0 or (reach >> OPPOSITE[d]) & 1 == 0:
+                if t < 0 or (reach >> OPPOSITE[d]) & 1 == 0 or \
+                        not _drop_allowed(board, kind, c, t, _0):   # (no pawn: no 二歩)
                     continue
                 if d < 8 and not contains(cov_lo, cov_hi, t):
                     continue                         # the king takes it
-                if _rel_rank(t, c) <= _dead_ranks(kind):
-                    continue
                 a_lo, a_hi = _attacks_near(board, piece, t, ksq, -1)
                 a_lo, a_hi = with_square(a_lo, a_hi, t)
                 if (fl_lo & ~a_lo) | (fl_hi & ~a_hi):
@@ -911,10 +906,12 @@ def quick_mate_in_one(board, hands, state, out):
                     continue
             # Flights are only known when no slider of ours stands on a line through
             # frm (leaving frm could open its line).
-            flights_known = (LINES[frm, 0] & own_sliders_lo) | (LINES[frm, 1] & own_sliders_hi) == 0
+            flights_known = ((LINES[frm, 0] & own_sliders_lo)
+                             | (LINES[frm, 1] & own_sliders_hi)) == 0
             f_lo, f_hi = fl_lo, fl_hi
-            if flights_known and DIRECTION_TO[ksq, frm] >= 0 and DIRECTION_TO[ksq, frm] < 8 \
-                    and STEP[ksq, DIRECTION_TO[ksq, frm]] == frm and not contains(cov_lo, cov_hi, frm):
+            dk = DIRECTION_TO[ksq, frm]
+            if flights_known and 0 <= dk < 8 and STEP[ksq, dk] == frm \
+                    and not contains(cov_lo, cov_hi, frm):
                 f_lo, f_hi = with_square(f_lo, f_hi, frm)   # the square it leaves
             n = emit_moves(out, _0, frm, t, p, c)
             for i in range(n):
