@@ -295,6 +295,17 @@ def test_ghi_a_cycle_on_one_path_does_not_disprove_a_real_mate():
     assert result.status in ("mate", "unknown")
 
 
+def test_zuko_056_is_proven_mate():
+    """将棋図巧56 (25 plies) is a mate whose search meets the attacker back on a board of
+    its path with fewer pieces in hand. A rule that counted such a return as failing on
+    that path (tried, measured faster on yo_mate, reverted) reported it 不詰."""
+    rows = {c[2]: c for c in _rows("zuko.tsv")}
+    result = solve(Position.from_sfen(rows["zukou-056"][0]), nodes=5_000_000, hash_mb=64,
+                   answer=False)
+    assert result.status == "mate"
+    assert_line_mates_under_cshogi(rows["zukou-056"][0], result.moves)
+
+
 def _stored_proofs(solver, root, max_positions=600, max_plies=4):
     """Positions within max_plies of root whose table entry is a proof, with the proof
     pieces and the length stored for them."""
