@@ -28,6 +28,10 @@ _RULE_NAMESPACE = np.int64(0x3C3C_5678) << 32
 # Up to this many plies the rule's length comes from a Python minimax over the proven
 # tree (exact and quick there); beyond, from the engine's rule mode.
 SHORT_BOUND = 13
+# A futility question left open is asked again up to this many times, each with four
+# times the budget of the last (50K nodes per reply, then 200K, 800K, 3.2M), all
+# within the analysis's own budget.
+RETRIES = 3
 
 
 class RuleBudgetExceeded(Exception):
@@ -47,7 +51,7 @@ class FutilityRule:
         self.undecided = False      # some question was left open: the length may not be minimal
         self._futile = {}
         self._open = set()          # futility questions the budget left undecided
-        self._retried = set()       # ... and asked once more with a larger budget
+        self._retried = {}          # ... and how often asked again, with larger budgets
         self.stop_at = None         # node count (solver.nodes) where every question stops
 
     # ------------------------------------------------------------ mate existence
@@ -208,12 +212,15 @@ class FutilityRule:
                 cur.push_usi(usi)
             reply = notation.usi_to_move(path[-1])
             key = (cur.key(), reply)
-            if key in self._open and key not in self._retried:
-                # Asked before and left open: ask once more with a larger budget.
-                self._retried.add(key)
+            tries = self._retried.get(key, 0)
+            if key in self._open and tries < RETRIES:
+                # Asked before and left open: ask again with a budget four times the
+                # last. (A question one search leaves open, another may meet at
+                # every turn: 図巧18 has one that takes 211K nodes.)
+                self._retried[key] = tries + 1
                 self._open.discard(key)
                 del self._futile[key]
-                saved, self.query_nodes = self.query_nodes, self.query_nodes * 4
+                saved, self.query_nodes = self.query_nodes, self.query_nodes * 4 ** (tries + 1)
                 try:
                     self.is_futile(cur, reply)
                 finally:
