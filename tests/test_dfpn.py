@@ -285,14 +285,45 @@ def test_every_stored_disproof_holds_with_its_disproof_pieces(tsv, pid):
         assert not peer.search(cshogi.Board(wide.sfen())), (pid, pos.sfen(), wide.sfen())
 
 
-def test_ghi_a_cycle_on_one_path_does_not_disprove_a_real_mate():
+@pytest.mark.parametrize("seed", [8, 109, 116, 133, 140, None])
+def test_ghi_a_cycle_on_one_path_does_not_disprove_a_real_mate(seed):
     """yaneuraou-issue116-umanoko is a 353-ply mate whose tree is full of cycles: an
     engine that stores disproofs resting on a repetition (the GHI problem) reports it
-    as 不詰 within a million nodes. Ours may run out of nodes, but never says nomate."""
+    as 不詰 within a million nodes. Ours may run out of nodes, but never says nomate.
+    The seeded salts are those with which a path key that mixed the raw Zobrist keys of
+    the path (see the next test) gave 不詰; None is a fresh random one each run."""
     rows = {c[2]: c for c in _rows("edge_cases.tsv")}
     result = solve(Position.from_sfen(rows["yaneuraou-issue116-umanoko"][0]), nodes=1_000_000,
-                   hash_mb=64, answer=False)
+                   solver=Solver(64, seed=seed), answer=False)
     assert result.status in ("mate", "unknown")
+
+
+def test_path_key_tells_apart_paths_that_share_their_moves():
+    """Disproofs that rest on a repetition are stored under a key of the set of path
+    positions. Position keys are Zobrist keys, linear under XOR, so the plain XOR of a
+    path's keys is that of its moves: two paths that play the same attacker moves in
+    another order around the same reply share it although they pass through other
+    positions, and a disproof valid on one was read on the other."""
+    from tsume.dfpn import _path_hash
+    import numpy as np
+
+    start = "8k/9/9/9/9/9/9/P8/4K4 b - 1"
+    paths = []
+    for moves in (["9h9g", "1a1b", "5i4h"], ["5i4h", "1a1b", "9h9g"]):
+        pos = Position.from_sfen(start)
+        keys = [pos.key()]
+        for usi in moves:
+            pos.push_usi(usi)
+            keys.append(pos.key())
+        paths.append([np.int64(k - (1 << 64) if k >= 1 << 63 else k) for k in keys])
+    a, b = paths
+    assert a[0] == b[0] and a[-1] == b[-1] and a[1] != b[1] and a[2] != b[2]
+    raw = [np.bitwise_xor.reduce(np.array(p)) for p in paths]
+    assert raw[0] == raw[1]          # the linearity that caused the wrong reuse
+    mixed = [np.bitwise_xor.reduce(np.array([_path_hash(k) for k in p])) for p in paths]
+    assert mixed[0] != mixed[1]
+    # The same positions in another order are the same set: the same key.
+    assert mixed[0] == np.bitwise_xor.reduce(np.array([_path_hash(k) for k in reversed(a)]))
 
 
 def test_zuko_056_is_proven_mate():

@@ -49,6 +49,10 @@ _NO_LIMIT = np.int64(NO_LIMIT)
 _YES, _NO = np.bool_(True), np.bool_(False)
 _PATH_MASK = np.int64(4095)
 _PATH_MIX = np.int64(0x1D8E4E27C47D124F)   # odd: mixing is one-to-one
+# splitmix64's finalizer in int64 arithmetic (masks make the right shifts logical)
+_SPLIT1 = np.int64(-0x40A7B892E31B1A47)    # 0xBF58476D1CE4E5B9
+_SPLIT2 = np.int64(-0x6B2FB644ECCEEE15)    # 0x94D049BB133111EB
+_LOW34, _LOW37, _LOW33 = np.int64((1 << 34) - 1), np.int64((1 << 37) - 1), np.int64((1 << 33) - 1)
 
 
 @njit(cache=True, inline="always")
@@ -220,10 +224,28 @@ def _lookup(keys, thands, vals, key, salt, known_salt, hand, remaining, look):
 
 
 @njit(cache=True, inline="always")
+def _path_hash(full_key):
+    """A path position's share of the path's key (the XOR of the shares of its
+    positions). Position keys are Zobrist keys, linear under XOR: the XOR of a path's
+    raw keys is that of its moves, so paths through other positions (the same attacker
+    moves in another order around the same replies) shared it, and a disproof that
+    rested on a repetition of one was read on the other: wrong 不詰 once the search went
+    deep enough into cycles (umanoko, a 353-ply mate, with 5 salts in 150). Mixing each
+    key first (splitmix64's finalizer) leaves the XOR a key of the set of positions."""
+    x = full_key
+    x ^= (x >> 30) & _LOW34
+    x *= _SPLIT1
+    x ^= (x >> 27) & _LOW37
+    x *= _SPLIT2
+    x ^= (x >> 31) & _LOW33
+    return x
+
+
+@njit(cache=True, inline="always")
 def _path_key(key, path_before):
     """Table key of a result that holds only below the positions of one path (a
     disproof resting on a repetition of one of them): the position's key mixed with
-    the XOR of theirs."""
+    the XOR of their _path_hash."""
     return key ^ (path_before * _PATH_MIX)
 
 
@@ -353,7 +375,7 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
                     path_before, path_results):
     """First values of child i (move m) of the node at `ply`: a repetition of the path,
     the table's entry (or a final result of the `known_salt` namespace), a disproof
-    that holds below this path's positions (path_before: their keys XORed; looked for
+    that holds below this path's positions (path_before: see _path_key; looked for
     only when path_results says this namespace has stored some), a depth cut,
     the answer of the 2-ply check of a new defender node (a mate found when it has a
     forced reply or is a child of the root; mate or no mate when it has two plies
@@ -532,7 +554,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     tkey = frames[6]
     start_nodes = frames[7]
     checker = frames[8]    # rule mode: distant slider checker
-    ancestors = frames[9]  # the path's positions up to this ply, as one key (XOR)
+    ancestors = frames[9]  # the path's positions up to this ply, as one key (_path_hash)
     nodes = np.int64(0)
     stop = STOP_NONE
     root_pn = np.int64(1)
@@ -544,7 +566,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     thdn[0] = INF - 1
     tkey[0] = table_key(state, hands, salt)
     path[0] = tkey[0] ^ (hands[attacker] * HAND_MIX[1])
-    ancestors[0] = path[0]
+    ancestors[0] = _path_hash(path[0])
     # Has this namespace stored any disproof under a path key? (Until it has, children
     # need not be looked up there.)
     path_results = control[2] == salt
@@ -760,7 +782,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
         thdn[ply] = min(child_thdn, INF - 1)
         tkey[ply] = table_key(state, hands, salt)
         path[ply] = tkey[ply] ^ (hands[attacker] * HAND_MIX[1])
-        ancestors[ply] = ancestors[ply - 1] ^ path[ply]
+        ancestors[ply] = ancestors[ply - 1] ^ _path_hash(path[ply])
         on_path[path[ply] & _PATH_MASK] += 1
         expand = True
     return root_pn, root_dn, nodes, stop, root_len

@@ -46,7 +46,10 @@ class Solver:
     """Holds the table and work arrays of one search, so that PV extraction and
     follow-up searches reuse what the main search learned."""
 
-    def __init__(self, hash_mb=DEFAULT_HASH_MB):
+    def __init__(self, hash_mb=DEFAULT_HASH_MB, seed=None):
+        """`seed` fixes the sequence of per-problem salts (see new_problem), which
+        decide where entries land in the table and so the order of equal choices:
+        the same seed repeats a search node for node."""
         self.hash_mb = hash_mb
         self.table = new_table(hash_mb)
         self.workspace = new_workspace()
@@ -56,7 +59,7 @@ class Solver:
         self.pending = np.zeros((PENDING_PATHS, MAX_PLY + 1), dtype=np.int32)
         self.nodes = 0
         self.salt = np.int64(0)
-        self._rng = random.Random()
+        self._rng = random.Random(seed)
 
     def new_problem(self):
         """Forget the previous problem without clearing memory: a fresh salt makes every
