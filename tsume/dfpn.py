@@ -677,10 +677,13 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                     b = i
                 elif cd < second:
                     second = cd
-        if pn > 0 and pn < INF and dn >= INF:
-            dn = INF - 1
-        if dn > 0 and dn < INF and pn >= INF:
-            pn = INF - 1
+        if pn > 0 and dn > 0:
+            # Unsettled: kept below INF - 1, the largest threshold, so that the node can
+            # always be searched again. (Sums can grow without bound where the graph
+            # has cycles; a node stuck at the largest threshold was never entered
+            # again, and a root that depended on it made no progress at all.)
+            pn = min(pn, INF - 2)
+            dn = min(dn, INF - 2)
 
         if (nodes >= max_nodes or control[0] != 0) and stop == STOP_NONE:
             stop = STOP_NODES if nodes >= max_nodes else STOP_FLAG
