@@ -13,10 +13,10 @@ failure for the attacker *on this path only*; so is the attacker back on a board
 path with no piece it did not hold there (a mate from there would have needed no
 loop). A disproof that depends on one is never written to the table as the position's
 result (the GHI problem), so a disproof found there is path-independent. It is stored
-under a key that also holds the path's positions (_path_key), where only a search that
-comes back to it along the same positions finds it: without that, such a search
-derived it again every time, which kept 無双73 (no mate as transcribed) unsolved after
-350M nodes. Proofs never depend on repetitions.
+under a key of the set of the path's positions (_path_key, _path_hash), where only a
+search that comes back to it with the same positions on its path finds it: without
+that, such a search derived it again every time, which kept 無双73 (no mate as
+transcribed) unsolved after 350M nodes. Proofs never depend on repetitions.
 """
 import numpy as np
 from numba import njit
