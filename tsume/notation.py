@@ -48,10 +48,7 @@ def usi_to_square(text):
 
 
 @lru_cache(maxsize=None)      # a few thousand distinct moves, converted very often
-@lru_cache(maxsize=None)
 def move_to_usi(move):
-    """USI text of an integer move (cached: a few thousand moves exist, and a short
-    problem's solve() spends more time here than in its search otherwise)."""
     to = square_to_usi(move_to(move))
     if is_drop(move):
         return f"{P.USI_LETTER[drop_kind(move)]}*{to}"
