@@ -228,7 +228,10 @@ def test_rule_mode_settles_a_futile_interposition_inside_a_classic():
     cols = next(c for c in _rows("zuko.tsv") if c[2] == "zukou-018")
     # A table of its own: settling takes ~5M of the analysis's 10M nodes, and a table
     # shared with the earlier tests' leftovers made that margin vary from run to run.
-    result = solve(Position.from_sfen(cols[0]), yozume=False, solver=Solver(hash_mb=256))
+    # A fixed salt: which futility questions the rule search meets depends on it, and
+    # with a rare one (seen once in CI; none in about 200 seeded salts) one is left
+    # open, an honest "not fully evaluated (budget)" that this test is not about.
+    result = solve(Position.from_sfen(cols[0]), yozume=False, solver=Solver(hash_mb=256, seed=0))
     assert result.status == "mate" and result.exact
     assert (result.length, result.strict_length) == (int(cols[1]), 25) == (23, 25)
     assert result.mudaai == "not counted"
