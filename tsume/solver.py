@@ -225,9 +225,9 @@ def _to_moves(line):
 
 
 def _to_usi(moves):
+    """USI strings of an int array of moves (tolist: plain ints convert faster)."""
     to_usi = notation.move_to_usi
-    return [to_usi(m) for m in moves.tolist()] if isinstance(moves, np.ndarray) \
-        else [to_usi(int(m)) for m in moves]
+    return [to_usi(m) for m in moves.tolist()]
 
 
 def verify_mating_line(pos, line, rule=False):
