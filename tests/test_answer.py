@@ -236,3 +236,31 @@ def test_rule_mode_settles_a_futile_interposition_inside_a_classic():
     assert (result.length, result.strict_length) == (int(cols[1]), 25) == (23, 25)
     assert result.mudaai == "not counted"
     assert_line_mates_under_cshogi(cols[0], result.moves)
+
+
+def test_wider_rule_takes_unsettled_interpositions_as_futile():
+    """The rule modes read an interposition whose futility is not settled in opposite
+    ways: RULE_D2 as a defence (its proofs hold), RULE_KEEP, the wider rule of
+    bench/reasons.py, as futile (its disproofs hold). sugyan-solver-issue1 is 5 plies
+    by rule D2 and 7 counting its futile interposition; on a fresh table nothing is
+    settled."""
+    import numpy as np
+    from tsume.dfpn import RULE_D2, RULE_KEEP
+    from tsume.solver import Solver
+    cols = next(c for c in _rows("edge_cases.tsv") if c[2] == "sugyan-solver-issue1")
+    pos = Position.from_sfen(cols[0])
+    solver = Solver(hash_mb=16, seed=0)
+    solver.new_problem()
+
+    def search(namespace, depth, rule):
+        solver.control[1] = 0
+        pn, dn, _, length = solver.search(pos, 1_000_000, max_depth=depth, rule=rule,
+                                          salt=solver.salt ^ (np.int64(namespace) << 40))
+        return pn, dn, length, int(solver.control[1])
+
+    pn, dn, _, unsettled = search(1, 3, RULE_KEEP)
+    assert dn == 0 and unsettled > 0        # no mate in 3 even so
+    pn, _, length, unsettled = search(2, 5, RULE_KEEP)
+    assert pn == 0 and length == 5 and unsettled > 0
+    pn, dn, _, unsettled = search(3, 5, RULE_D2)
+    assert pn != 0 and unsettled > 0        # the same interpositions held as defences

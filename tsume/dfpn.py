@@ -39,6 +39,14 @@ MAX_PLY = 2048
 # The root gets a mate-in-3 check once per search (_root_mate_in_three): its checks by
 # number of replies, fewest first, until one has every reply mated in one.
 FIXED_DEPTH_REPLIES = 1
+# The `rule` argument of dfpn_search: plain shogi rules; 無駄合 by rule D2 (_futility:
+# the checker takes the interposed piece, which goes back to the defender, and still
+# mates); or by the wider RULE_KEEP, where the attacker keeps the piece it took, so
+# that more interpositions are futile and mates are no longer (bench/reasons.py). An
+# interposition of unknown futility is a defence under RULE_D2, which keeps its proofs
+# sound, and futile under RULE_KEEP, which keeps its disproofs sound (a proof there
+# holds only if none was met: control[1] == 0).
+RULE_PLAIN, RULE_D2, RULE_KEEP = 0, 1, 2
 STOP_NONE, STOP_NODES, STOP_FLAG, STOP_DEPTH = 0, 1, 2, 3
 _FULL_MIX = HAND_MIX[0]
 # Constants handed to other compiled functions are typed values, not Python literals:
@@ -258,11 +266,12 @@ def _path_disproof(keys, thands, vals, key, path_before, hand, remaining, look):
 
 
 @njit(cache=True, _nrt=False)
-def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, attacker, scratch, look):
+def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, attacker,
+              hand_back, scratch, look):
     """Rule mode (無駄合, SPEC §2.4 rule D2). The defender has just interposed on `to`
     against the slider on `checker`; attacker to move. The interposition is futile when
-    the checker can take the piece and, with that piece handed back to the defender,
-    the position is a forced mate. Mate or not is read from the `known_salt` namespace
+    the checker can take the piece and, with that piece handed back to the defender
+    (unless not hand_back: RULE_KEEP), the position is a forced mate. Mate or not is read from the `known_salt` namespace
     (the main search's, where mudaai.py stores what it settles): 1 futile, 0 a real
     defence, -1 not known there. The position is left as it was."""
     defender = 1 - attacker
@@ -280,7 +289,7 @@ def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, 
         k = cap & 15
         if k > 8:
             k -= 8
-        piece = np.int64(1) << HAND_SHIFT[k]
+        piece = (np.int64(1) << HAND_SHIFT[k]) if hand_back else _0
         hands[attacker] -= piece
         hands[defender] += piece
         found = tt_lookup(keys, thands, vals, table_key(state, hands, known_salt), hands[attacker],
@@ -423,8 +432,8 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
         d = DIRECTION_TO[ksq, checker]
         if to != ksq and DIRECTION_TO[ksq, to] == d and DIRECTION_TO[to, checker] == d:
             futile = _futility(board, hands, state, keys, thands, vals, known_salt, checker, to,
-                               attacker, scratch, look)
-    if futile == 1:
+                               attacker, rule == RULE_D2, scratch, look)
+    if futile == 1 or (futile < 0 and rule == RULE_KEEP):
         work_pn[ply, i] = 0
         work_dn[ply, i] = INF
         work_len[ply, i] = -1
@@ -536,13 +545,13 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     (NO_LIMIT: any length). Proofs and disproofs stored under `known_salt` (another
     namespace of the same problem, e.g. the main search's when this one is
     depth-limited; pass `salt` for none) are used where no entry of this one is found:
-    they hold whatever the namespace. With `rule` set, futile interpositions are not
+    they hold whatever the namespace. With `rule` (RULE_D2) futile interpositions are not
     defences (無駄合, see _futility; control[1] counts those whose futility was not
     known, and `pending` keeps the paths to the first of them): a proof is then a
     mate by that rule and its length counts no futile interposition, so such a search
-    needs a namespace of its own. Returns (root pn, root dn, nodes, stop reason,
-    length): length is the proof's mate length, or for a disproof the depth it holds
-    to.
+    needs a namespace of its own; so does RULE_KEEP, the same with a wider rule.
+    Returns (root pn, root dn, nodes, stop reason, length): length is the proof's mate
+    length, or for a disproof the depth it holds to.
     The table keeps everything learned, so a call that stopped at max_nodes can simply
     be called again to continue (control[2] remembers whether this namespace has
     stored path-dependent disproofs, see the module's note on repetition).

@@ -39,8 +39,11 @@ class RuleBudgetExceeded(Exception):
 
 
 class FutilityRule:
-    def __init__(self, solver, attacker, query_nodes=50_000, deadline=None, max_positions=20_000):
+    def __init__(self, solver, attacker, query_nodes=50_000, deadline=None, max_positions=20_000,
+                 keep_piece=False):
         self.solver = solver
+        # The wider rule of dfpn.RULE_KEEP: the attacker keeps the piece it took.
+        self.keep_piece = keep_piece
         self.max_positions = max_positions     # of the Python minimax (short problems)
         self.visited = 0
         self._or = {}
@@ -114,12 +117,13 @@ class FutilityRule:
             taken = P.base_kind(P.piece_kind(after.piece_at(to)))
             back = after.copy()
             back.push(capture)
-            # Hand the captured piece back to the defender.
-            hands = [back.hand(P.BLACK), back.hand(P.WHITE)]
-            hands[self.attacker][taken] -= 1
-            hands[1 - self.attacker][taken] += 1
-            back.set_hand(self.attacker, hands[self.attacker])
-            back.set_hand(1 - self.attacker, hands[1 - self.attacker])
+            if not self.keep_piece:
+                # Hand the captured piece back to the defender.
+                hands = [back.hand(P.BLACK), back.hand(P.WHITE)]
+                hands[self.attacker][taken] -= 1
+                hands[1 - self.attacker][taken] += 1
+                back.set_hand(self.attacker, hands[self.attacker])
+                back.set_hand(1 - self.attacker, hands[1 - self.attacker])
             mated = self._defender_mated(back) if back.is_check() else False
             if mated is None:
                 self.undecided = True       # kept as a real defence, and said so
@@ -210,26 +214,30 @@ class FutilityRule:
             cur = root.copy()
             for usi in path[:-1]:
                 cur.push_usi(usi)
-            reply = notation.usi_to_move(path[-1])
-            key = (cur.key(), reply)
-            tries = self._retried.get(key, 0)
-            if key in self._open and tries < RETRIES:
-                # Asked before and left open: ask again with a budget four times the
-                # last. (A question one search leaves open, another may meet at
-                # every turn: 図巧18 has one that takes 211K nodes.)
-                self._retried[key] = tries + 1
-                self._open.discard(key)
-                del self._futile[key]
-                saved, self.query_nodes = self.query_nodes, self.query_nodes * 4 ** (tries + 1)
-                try:
-                    self.is_futile(cur, reply)
-                finally:
-                    self.query_nodes = saved
-                fresh += key not in self._open
-            elif key not in self._futile:
-                fresh += 1
-                self.is_futile(cur, reply)
+            fresh += self.settle(cur, notation.usi_to_move(path[-1]))
         return fresh
+
+    def settle(self, pos, reply):
+        """Ask whether reply (pos: defender to move) is futile; a question left open
+        before is asked again with four times the last budget, up to RETRIES times (a
+        question one search leaves open, another may meet at every turn: 図巧18 has
+        one that takes 211K nodes). Returns whether it was not settled before."""
+        key = (pos.key(), reply)
+        tries = self._retried.get(key, 0)
+        if key in self._open and tries < RETRIES:
+            self._retried[key] = tries + 1
+            self._open.discard(key)
+            del self._futile[key]
+            saved, self.query_nodes = self.query_nodes, self.query_nodes * 4 ** (tries + 1)
+            try:
+                self.is_futile(pos, reply)
+            finally:
+                self.query_nodes = saved
+            return key not in self._open
+        if key not in self._futile:
+            self.is_futile(pos, reply)
+            return True
+        return False
 
     # ------------------------------------------------------------ line
     def line(self, root, salt, length):

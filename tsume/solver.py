@@ -77,8 +77,9 @@ class Solver:
         for a mate within max_depth plies. Returns (pn, dn, stop reason or None,
         length: of the proof, or the depth a disproof holds to). A search in another
         namespace (`salt`) also uses the proofs and disproofs of the main one. With
-        rule=True futile interpositions are no defence (dfpn_search; `salt` must then
-        name a namespace of rule-mode searches only)."""
+        rule=True (RULE_D2) futile interpositions are no defence (dfpn_search; `salt`
+        must then name a namespace of rule-mode searches only), or with RULE_KEEP
+        those of a wider rule (dfpn.py)."""
         salt = self.salt if salt is None else salt
         spent = 0
         while True:
@@ -86,7 +87,7 @@ class Solver:
             if budget <= 0:
                 return 1, 1, "node limit", -1
             pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table, salt,
-                                                  self.salt, rule, max_depth, budget, self.control,
+                                                  self.salt, int(rule), max_depth, budget, self.control,
                                                   self.pending, *self.workspace)
             spent += n
             self.nodes += n
