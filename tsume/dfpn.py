@@ -316,8 +316,9 @@ def _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt
     the search would have stored them (the mated position, the mate in one, with their
     proof pieces), so the line can be read back from the table. With `quick` the mates
     are looked for with quick_mate_in_one: it may miss one, so a -1 then proves
-    nothing."""
+    nothing. On success replies[n] holds the first reply's mate (for the root's line)."""
     proof = interposition_guard(board, hands, state, attacker)
+    first = np.int32(-1)
     for j in range(n):
         e = replies[j]
         cap_e = do_move(board, hands, state, e)
@@ -326,6 +327,8 @@ def _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt
         if mate < 0:
             undo_move(board, hands, state, e, cap_e)
             return np.int64(-1)
+        if j == 0:
+            first = mate
         taken = board[mate & 127] if (mate >> 7) & 127 <= DROP_BASE else 0
         cap_m = do_move(board, hands, state, mate)
         mated_hand = interposition_guard(board, hands, state, attacker)
@@ -337,21 +340,27 @@ def _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt
                  _0, INF, _1, _1)
         proof = hand_union(proof, mate_hand)
         undo_move(board, hands, state, e, cap_e)
+    replies[n] = first
     return proof
 
 
 @njit(cache=True, _nrt=False)
 def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, salt, known_salt,
-                        attacker, moves, n, counts, replies, buf, look):
+                        attacker, moves, n, counts, replies, buf, look, fresh, line):
     """The root's 2-ply check: is there a check after which every reply allows a mate in
     one? The checks are tried by their number of replies, fewest first, and the first
     that succeeds is stored in the table. Returns its index, or that of a check that
-    mates at once, or -1. Checks already in the table are left to the search. `counts`
-    is scratch room for n numbers. The position is left as it was."""
+    mates at once, or -1. Checks already in the table are left to the search; with
+    `fresh` (nothing stored in this namespace yet, and no other to read) the table is
+    not looked at: every lookup would be a cache miss that finds nothing. `counts` is
+    scratch room for n numbers. On success line[0..4] <- 3, the check, its first
+    reply, that reply's mate, the attacker's hand after them: a mating line made of
+    generated moves (mate by construction), so the caller need not read one out of the
+    table. The position is left as it was."""
     for i in range(n):
         cap = do_move(board, hands, state, moves[i])
-        if _lookup(keys, thands, vals, table_key(state, hands, salt), salt, known_salt,
-                   hands[attacker], _NO_LIMIT, look):
+        if not fresh and _lookup(keys, thands, vals, table_key(state, hands, salt), salt,
+                                 known_salt, hands[attacker], _NO_LIMIT, look):
             counts[i] = MAX_MOVES
         else:
             counts[i] = evasions(board, hands, state, replies, _NO)
@@ -373,6 +382,17 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
         if proof >= 0:
             tt_store(keys, thands, vals, generation, table_key(state, hands, salt), proof, _0, INF,
                      1 + 2 * ne, _2)
+            reply = replies[0]
+            mate = replies[ne]           # (left there by _replies_all_mated)
+            cap_e = do_move(board, hands, state, reply)
+            cap_m = do_move(board, hands, state, mate)
+            line[4] = hands[attacker]
+            undo_move(board, hands, state, mate, cap_m)
+            undo_move(board, hands, state, reply, cap_e)
+            line[0] = 3
+            line[1] = moves[best]
+            line[2] = reply
+            line[3] = mate
         undo_move(board, hands, state, moves[best], cap)
         if proof >= 0:
             return best
@@ -568,6 +588,8 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     mate_buf = move_bufs[1]      # the 2-ply check's own
     look = small[:8]           # (look[4:] for a second lookup that keeps the first)
     last_drop = small[8:89]
+    line = small[89:94]        # the root's mate in three, if found (_root_mate_in_three)
+    line[0] = 0
     # Per-ply frames. Each is written at a ply before it is read there, so none is
     # cleared between calls.
     nmoves = frames[0]
@@ -596,10 +618,15 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     # Has this namespace stored any disproof under a path key? (Until it has, children
     # need not be looked up there.)
     path_results = control[2] == salt
+    # Nothing stored in this namespace yet (the caller's word, control[3] == salt, for
+    # its first call after new_problem) and no other namespace to read: lookups before
+    # the first store can only miss.
+    fresh = control[3] == salt and known_salt == salt
+    control[3] = 0
     # How many positions of the path fall in each slot (first half: by position key,
     # second half: by board key): a repetition test scans the path only when its slot
-    # is taken, not at every child of a long line.
-    on_path[:] = 0
+    # is taken, not at every child of a long line. All zero between calls (every
+    # increment is undone on the way back), so not cleared: 32 KB, the whole L1.
     on_path[path[0] & _PATH_MASK] += 1
     on_path[_PATH_MASK + 1 + (tkey[0] & _PATH_MASK)] += 1
     phand[0] = hands[attacker]
@@ -631,7 +658,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                 # (work_len's row is scratch here: the children's values overwrite it.)
                 j = _root_mate_in_three(board, hands, state, keys, thands, vals, generation, salt,
                                         known_salt, attacker, moves, n, work_len[0], scratch,
-                                        mate_buf, look)
+                                        mate_buf, look, fresh, line)
                 if j > 0:
                     # The proven check first: the expansion below then stops at it.
                     m = moves[j]
@@ -781,6 +808,8 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                 root_pn = pn
                 root_dn = dn
                 root_len = length if (pn == 0 or dn == 0) else -1
+                on_path[path[0] & _PATH_MASK] -= 1
+                on_path[_PATH_MASK + 1 + (tkey[0] & _PATH_MASK)] -= 1
                 break
             # back to the parent
             on_path[path[ply] & _PATH_MASK] -= 1
@@ -843,8 +872,8 @@ def new_workspace():
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.bool_),
             np.empty((11, MAX_PLY), dtype=np.int64),
             np.empty((2, 2 * MAX_MOVES), dtype=np.int32),
-            np.empty(2 * (_PATH_MASK + 1), dtype=np.int32),
-            np.empty(89, dtype=np.int64))
+            np.zeros(2 * (_PATH_MASK + 1), dtype=np.int32),     # kept zero by the search
+            np.empty(94, dtype=np.int64))
 
 
 @njit(cache=True)

@@ -54,8 +54,9 @@ class Solver:
         self.table = new_table(hash_mb)
         self.workspace = new_workspace()
         # [stop flag, rule-mode unknown futility, salt of the last search that stored a
-        # path-dependent disproof (see dfpn.py)]
-        self.control = np.zeros(3, dtype=np.int64)
+        # path-dependent disproof (see dfpn.py), salt of a namespace nothing was stored
+        # in yet (set by new_problem, cleared by the first search or store)]
+        self.control = np.zeros(4, dtype=np.int64)
         self.pending = np.zeros((PENDING_PATHS, MAX_PLY + 1), dtype=np.int32)
         self.nodes = 0
         self.salt = np.int64(0)
@@ -67,6 +68,7 @@ class Solver:
         self.salt = np.int64(self._rng.getrandbits(62) | 1)
         self.nodes = 0
         self.control[0] = 0
+        self.control[3] = self.salt
 
     def stop(self):
         """Ask a running search to stop (safe from another thread)."""
@@ -120,6 +122,7 @@ class Solver:
         (mate within `length` plies, a true bound) or disproven (no mate at all), for
         the attacker's hand of pos."""
         pn, dn = (0, INF) if proven else (INF, 0)
+        self.control[3] = 0          # the namespace is no longer empty
         # A large effort: these are read by later searches that cannot redo them (the
         # rule mode), so a cluster full of the searches' own results keeps them.
         store(*self.table, self.salt, pos.board, pos.hands, pos.state, attacker, pn, dn,
@@ -150,6 +153,16 @@ class Solver:
         """A mating line (USI strings) read from the table, or None; see proof_moves."""
         moves, _ = self.proof_moves(pos, max_plies)
         return None if moves is None else _to_usi(moves)
+
+    def root_line(self, length):
+        """The mating line the last search found with its root's mate in three (moves,
+        attacker's hand at the end), if that search proved a mate of `length` plies
+        (the proven length) with it; else (None, None). Made of generated moves,
+        mate by construction like extract_line's."""
+        small = self.workspace[-1]          # its line: small[89:94] (dfpn_search)
+        if length != 3 or small[89] != 3:
+            return None, None
+        return small[90:93].copy(), int(small[93])   # (a copy: the next search overwrites it)
 
     def proof_moves(self, pos, max_plies=MAX_PLY, length=NO_LIMIT):
         """The integer moves of a mating line read from the table (numba), falling back
@@ -225,10 +238,33 @@ def _to_moves(line):
     return np.array([notation.usi_to_move(u) for u in line] or [0], dtype=np.int32)
 
 
+_LEFTOVER = {}   # packed hand -> {USI letter: count}, for the hands seen last
+
+
+def _leftover(packed):
+    """{USI letter: count} of the pieces of a packed hand: a copy of a cached dict (most
+    short problems end with pieces in hand, and unpacking one costs microseconds)."""
+    out = _LEFTOVER.get(packed)
+    if out is None:
+        if len(_LEFTOVER) >= 4096:
+            _LEFTOVER.clear()
+        out = _LEFTOVER[packed] = {USI_LETTER[k]: n for k, n in held_pieces(packed).items()}
+    return dict(out)
+
+
+_USI = {}     # move -> USI string, filled as moves are seen (at most 2^15 of them)
+
+
 def _to_usi(moves):
-    """USI strings of an int array of moves (tolist: plain ints convert faster)."""
-    to_usi = notation.move_to_usi
-    return [to_usi(m) for m in moves.tolist()]
+    """USI strings of an int array of moves (tolist: plain ints convert faster; the
+    cache: a short problem's solve() spends as long converting as searching)."""
+    out = []
+    for m in moves.tolist():
+        usi = _USI.get(m)
+        if usi is None:
+            usi = _USI[m] = notation.move_to_usi(m)
+        out.append(usi)
+    return out
 
 
 def verify_mating_line(pos, line, rule=False):
@@ -299,7 +335,9 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
     deadline = start + time_limit if time_limit else None
     solver = solver or shared_solver(hash_mb)
     solver.new_problem()
-    pos = position.copy()
+    # The kernels leave the position as they found it, so without the analysis (which
+    # plays moves on it) the caller's own position serves.
+    pos = position.copy() if answer else position
     pn, dn, reason, proof_length = solver.search(pos, nodes, deadline)
     if dn == 0:
         result = Result(status="nomate")
@@ -309,7 +347,9 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
         # Kept as integers until the end: a short problem's solve() is mostly this
         # Python bookkeeping, not the search.
         known = int(proof_length) if proof_length >= 0 else NO_LIMIT
-        moves, end_hand = solver.proof_moves(pos, length=known)
+        moves, end_hand = solver.root_line(known)
+        if moves is None:
+            moves, end_hand = solver.proof_moves(pos, length=known)
         # A line of the table walk in Python (end_hand None) is replayed before it is
         # reported; the compiled read's line is mate by construction.
         if moves is None or (end_hand is None and not replays_to_mate(
@@ -335,9 +375,9 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
                     end_hand = None
             if end_hand is None:
                 leftover = movegen.hand_after_moves(pos, moves, result.length, pos.side_to_move)
+                result.leftover = {USI_LETTER[k]: n for k, n in leftover.items()}
             else:
-                leftover = held_pieces(end_hand)
-            result.leftover = {USI_LETTER[k]: n for k, n in leftover.items()}
+                result.leftover = _leftover(end_hand)
             result.komaamari = bool(result.leftover)
             if result.strict_length is None:
                 result.strict_length = result.length
