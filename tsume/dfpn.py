@@ -446,7 +446,10 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
     work_hand[ply, i] = ah
     work_len[ply, i] = 0
     futile = 0
-    if checker >= 0 and not rep:
+    # (Even where the interposition repeats a position of the path: a futile one is no
+    # defence there either, and RULE_KEEP's disproofs hold only if every one that may
+    # be futile is taken as futile.)
+    if checker >= 0:
         to = m & 127
         ksq = state[KING_SQ + 1 - attacker]
         d = DIRECTION_TO[ksq, checker]
@@ -457,6 +460,7 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
         work_pn[ply, i] = 0
         work_dn[ply, i] = INF
         work_len[ply, i] = -1
+        work_rep[ply, i] = False
     elif rep:
         work_pn[ply, i] = INF
         work_dn[ply, i] = 0
@@ -621,7 +625,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     # Nothing stored in this namespace yet (the caller's word, control[3] == salt, for
     # its first call after new_problem) and no other namespace to read: lookups before
     # the first store can only miss.
-    fresh = control[3] == salt and known_salt == salt
+    fresh = control[3] != 0 and control[3] == salt and known_salt == salt
     control[3] = 0
     # How many positions of the path fall in each slot (first half: by position key,
     # second half: by board key): a repetition test scans the path only when its slot
