@@ -223,12 +223,14 @@ def main():
             out.append(f"| {row['id']} | {row['verdict']} | {row['length']} | {row['strict']} | "
                        f"{row['exact']} | {row['published']} | {row['KH']} | {kind} | {evidence} |")
             print(out[-1], flush=True)
-            Path(args.out).write_text("\n".join(out + ["", summary(counts)]) + "\n", encoding="utf-8")
+            Path(args.out).write_text("\n".join(out + ["", summary(counts)]) + "\n",
+                                      encoding="utf-8")
     print(summary(counts))
 
 
 def summary(counts):
-    return "Summary: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
+    ranked = sorted(counts.items(), key=lambda kv: -kv[1])
+    return "Summary: " + ", ".join(f"{k} {v}" for k, v in ranked)
 
 
 if __name__ == "__main__":
