@@ -271,9 +271,10 @@ def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, 
     """Rule mode (無駄合, SPEC §2.4 rule D2). The defender has just interposed on `to`
     against the slider on `checker`; attacker to move. The interposition is futile when
     the checker can take the piece and, with that piece handed back to the defender
-    (unless not hand_back: RULE_KEEP), the position is a forced mate. Mate or not is read from the `known_salt` namespace
-    (the main search's, where mudaai.py stores what it settles): 1 futile, 0 a real
-    defence, -1 not known there. The position is left as it was."""
+    (not under RULE_KEEP: hand_back False), the position is a forced mate. Mate or not
+    is read from the `known_salt` namespace (the main search's, where mudaai.py stores
+    what it settles): 1 futile, 0 a real defence, -1 not known there. The position is
+    left as it was."""
     defender = 1 - attacker
     n = emit_moves(scratch, 0, checker, to, board[checker], attacker)
     status = 0
