@@ -104,11 +104,11 @@ def mate_within_keep_rule(solver, sfen, plies, time_limit, max_nodes):
             if solver.control[1] == 0:
                 return True, assumed
             assumed = True
-            retries = sum(rule._retried.values())
+            retries = rule.retries
             holds, progress = proof_holds(solver, rule, root, salt, plies)
             if holds:
                 return True, assumed
-            if not progress and sum(rule._retried.values()) == retries:
+            if not progress and rule.retries == retries:
                 break                    # the same proof would be found again
     except RuleBudgetExceeded:
         pass
@@ -144,12 +144,11 @@ def proof_holds(solver, rule, root, salt, plies):
     def defender_node(pos, left):
         for reply in movegen.legal_moves_of(pos):
             if interposes(pos, reply):
-                key = (pos.key(), reply)
                 new = rule.settle(pos, reply)
                 progress[0] |= new
-                if rule._futile[key]:
+                if rule.is_futile(pos, reply):          # (settled: read from its cache)
                     continue
-                if new or key in rule._open:
+                if new or rule.is_open(pos, reply):
                     # The search knew nothing of it, so took it as futile: it is not (or
                     # still not known).
                     holds[0] = False

@@ -48,6 +48,9 @@ FIXED_DEPTH_REPLIES = 1
 # holds only if none was met: control[1] == 0).
 RULE_PLAIN, RULE_D2, RULE_KEEP = 0, 1, 2
 STOP_NONE, STOP_NODES, STOP_FLAG, STOP_DEPTH = 0, 1, 2, 3
+# Where the root's mate in three leaves its line in the last work array (`small`):
+# [3, check, reply, mate, attacker's hand after them] (Solver.root_line reads it).
+ROOT_LINE = 89
 _FULL_MIX = HAND_MIX[0]
 # Constants handed to other compiled functions are typed values, not Python literals:
 # numba compiles a callee once per literal argument value it is called with, which
@@ -592,8 +595,8 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     scratch = move_bufs[0]
     mate_buf = move_bufs[1]      # the 2-ply check's own
     look = small[:8]           # (look[4:] for a second lookup that keeps the first)
-    last_drop = small[8:89]
-    line = small[89:94]        # the root's mate in three, if found (_root_mate_in_three)
+    last_drop = small[8:ROOT_LINE]
+    line = small[ROOT_LINE:ROOT_LINE + 5]   # the root's mate in three, if found
     line[0] = 0
     # Per-ply frames. Each is written at a ply before it is read there, so none is
     # cleared between calls.
@@ -878,7 +881,7 @@ def new_workspace():
             np.empty((11, MAX_PLY), dtype=np.int64),
             np.empty((2, 2 * MAX_MOVES), dtype=np.int32),
             np.zeros(2 * (_PATH_MASK + 1), dtype=np.int32),     # kept zero by the search
-            np.empty(94, dtype=np.int64))
+            np.empty(ROOT_LINE + 5, dtype=np.int64))
 
 
 @njit(cache=True)

@@ -55,6 +55,7 @@ class FutilityRule:
         self._futile = {}
         self._open = set()          # futility questions the budget left undecided
         self._retried = {}          # ... and how often asked again, with larger budgets
+        self.retries = 0            # questions asked again, in all
         self.stop_at = None         # node count (solver.nodes) where every question stops
 
     # ------------------------------------------------------------ mate existence
@@ -133,6 +134,10 @@ class FutilityRule:
                 break
         self._futile[key] = futile
         return futile
+
+    def is_open(self, pos, reply):
+        """Was this futility question asked and left undecided by its budget?"""
+        return (pos.key(), reply) in self._open
 
     # ------------------------------------------------------------ rule minimax
     def _count(self):
@@ -226,6 +231,7 @@ class FutilityRule:
         tries = self._retried.get(key, 0)
         if key in self._open and tries < RETRIES:
             self._retried[key] = tries + 1
+            self.retries += 1
             self._open.discard(key)
             del self._futile[key]
             saved, self.query_nodes = self.query_nodes, self.query_nodes * 4 ** (tries + 1)

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import movegen, notation
-from .dfpn import (STOP_DEPTH, MAX_PLY, dfpn_search, extract_line, new_workspace, probe, replays_to_mate,
-                   store)
+from .dfpn import (ROOT_LINE, STOP_DEPTH, MAX_PLY, dfpn_search, extract_line, new_workspace, probe,
+                   replays_to_mate, store)
 from .pieces import USI_LETTER, held_pieces
 from .tt import INF, NO_LIMIT, new_table
 
@@ -159,10 +159,10 @@ class Solver:
         attacker's hand at the end), if that search proved a mate of `length` plies
         (the proven length) with it; else (None, None). Made of generated moves,
         mate by construction like extract_line's."""
-        small = self.workspace[-1]          # its line: small[89:94] (dfpn_search)
-        if length != 3 or small[89] != 3:
+        line = self.workspace[-1][ROOT_LINE:ROOT_LINE + 5]
+        if length != 3 or line[0] != 3:
             return None, None
-        return small[90:93].copy(), int(small[93])   # (a copy: the next search overwrites it)
+        return line[1:4].copy(), int(line[4])   # (a copy: the next search overwrites it)
 
     def proof_moves(self, pos, max_plies=MAX_PLY, length=NO_LIMIT):
         """The integer moves of a mating line read from the table (numba), falling back
@@ -252,19 +252,10 @@ def _leftover(packed):
     return dict(out)
 
 
-_USI = {}     # move -> USI string, filled as moves are seen (at most 2^15 of them)
-
-
 def _to_usi(moves):
-    """USI strings of an int array of moves (tolist: plain ints convert faster; the
-    cache: a short problem's solve() spends as long converting as searching)."""
-    out = []
-    for m in moves.tolist():
-        usi = _USI.get(m)
-        if usi is None:
-            usi = _USI[m] = notation.move_to_usi(m)
-        out.append(usi)
-    return out
+    """USI strings of an int array of moves (tolist: plain ints convert faster)."""
+    to_usi = notation.move_to_usi
+    return [to_usi(m) for m in moves.tolist()]
 
 
 def verify_mating_line(pos, line, rule=False):
