@@ -138,7 +138,7 @@ def _setup(hash_mb):
         finally:
             _analysis[0] += time.perf_counter() - t
     tsume.answer.find_answer = timed_find_answer
-    for array in shared_solver(hash_mb).table:     # the Solver solve() will reuse
+    for array in shared_solver(hash_mb).full_table:     # the Solver solve() will reuse
         array.fill(0)
     solve(Position.from_sfen("8k/9/9/7+R1/9/9/9/9/9 b LP 1"), hash_mb=hash_mb)
     _warm = True

@@ -112,7 +112,7 @@ def main():
     # before timing: its first-touch page faults (about 1 ms per MB on these machines)
     # would otherwise be charged to the first set's problems only. The peers' tables are
     # also made outside the timer.
-    for array in shared_solver(args.hash).table:
+    for array in shared_solver(args.hash).full_table:
         array.fill(0)
     sets = load_sets(args.count, args.max_length)
     if args.sets:

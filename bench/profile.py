@@ -78,7 +78,7 @@ def main():
     positions = [Position.from_sfen(r[0]) for r in rows]
     print("compiling (empty numba cache) ...", file=sys.stderr, flush=True)
     solve(Position.from_sfen("8k/9/9/7+R1/9/9/9/9/9 b LP 1"), hash_mb=args.hash)
-    for array in shared_solver(args.hash).table:
+    for array in shared_solver(args.hash).full_table:
         array.fill(0)                 # first-touch page faults outside the profile
     symbols = _symbols()
     with open(f"/tmp/perf-{os.getpid()}.map", "w") as f:

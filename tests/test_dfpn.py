@@ -402,3 +402,35 @@ def test_every_stored_proof_holds_with_its_proof_pieces_alone(tsv, limit):
                     assert pn == 0, (cols[2], child.sfen(), length)
             checked += 1
     assert checked, tsv          # otherwise this test would check nothing
+
+
+def test_growing_the_table_keeps_every_entry():
+    """A problem starts in the first clusters of the table and moves to more as its
+    search grows (Solver.grow): every entry stored so far must be found where the
+    larger table looks for it, with the same values. (A search stopped before its first
+    growth, then grown by hand. Searches that grow on their own are all those of more
+    than 65,536 nodes in this suite, e.g. test_zuko_056_is_proven_mate.)"""
+    import numpy as np
+    from tsume.tt import CLUSTER
+    solver = Solver(hash_mb=64)
+    solver.new_problem()
+    for cols in _rows("yo_mate11.tsv", limit=40):      # (one namespace: only the table matters)
+        solver.search(Position.from_sfen(cols[0]), 5_000)
+        if solver.nodes > 40_000:
+            break
+    old = solver.clusters
+    keys, hands, vals = (np.array(a) for a in solver.table)
+    live = np.flatnonzero(vals[:, 2] != 0)
+    assert len(live) > 1000                    # otherwise this test would check little
+    solver.grow()
+    new = solver.clusters
+    assert new > old
+    new_keys, new_hands, new_vals = solver.table
+    for i in live:
+        cluster = int(keys[i]) & (new - 1)
+        slots = range(cluster * CLUSTER, (cluster + 1) * CLUSTER)
+        assert any(new_keys[j] == keys[i] and new_hands[j] == hands[i]
+                   and (new_vals[j] == vals[i]).all() for j in slots), i
+    # The next problem starts small again, and this one's search goes on from there.
+    solver.new_problem()
+    assert solver.clusters == old

@@ -16,10 +16,15 @@ from . import movegen, notation
 from .dfpn import (ROOT_LINE, STOP_DEPTH, MAX_PLY, dfpn_search, extract_line, new_workspace, probe,
                    replays_to_mate, store)
 from .pieces import USI_LETTER, held_pieces
-from .tt import INF, NO_LIMIT, new_table
+from .tt import CLUSTER, INF, NO_LIMIT, new_table, tt_grow
 
 DEFAULT_HASH_MB = 256
 SLICE_NODES = 200_000
+# A problem starts in the table's first FIRST_CLUSTERS clusters (2.4 MB) and moves to
+# GROWTH times as many whenever its nodes reach the slots it has (tt.py, Solver.grow):
+# short searches stay where the caches and the TLB reach.
+FIRST_CLUSTERS = 8192
+GROWTH = 8
 PENDING_PATHS = 1024     # rule mode: paths to interpositions of unknown futility kept
 
 
@@ -51,7 +56,10 @@ class Solver:
         decide where entries land in the table and so the order of equal choices:
         the same seed repeats a search node for node."""
         self.hash_mb = hash_mb
-        self.table = new_table(hash_mb)
+        self.full_table = new_table(hash_mb)
+        self.clusters = 0
+        self.table = None          # the prefix of full_table in use: see use_clusters
+        self.use_clusters(FIRST_CLUSTERS)
         self.workspace = new_workspace()
         # [stop flag, rule-mode unknown futility, salt of the last search that stored a
         # path-dependent disproof (see dfpn.py), salt of a namespace nothing was stored
@@ -62,11 +70,28 @@ class Solver:
         self.salt = np.int64(0)
         self._rng = random.Random(seed)
 
+    def use_clusters(self, clusters):
+        """Search in the first `clusters` clusters of the table (all, if it has fewer):
+        self.table holds views of them, which every kernel call is given."""
+        total = len(self.full_table[0]) // CLUSTER
+        self.clusters = min(clusters, total)
+        size = self.clusters * CLUSTER
+        self.table = tuple(array[:size] for array in self.full_table)
+
+    def grow(self):
+        """Move to GROWTH times as many clusters (or all), taking every entry along."""
+        old = self.clusters
+        new = min(old * GROWTH, len(self.full_table[0]) // CLUSTER)
+        tt_grow(*self.full_table, old, new)
+        self.use_clusters(new)
+
     def new_problem(self):
         """Forget the previous problem without clearing memory: a fresh salt makes every
         old entry a stranger to the new keys, and replacement recycles their slots."""
         self.salt = np.int64(self._rng.getrandbits(62) | 1)
         self.nodes = 0
+        if self.clusters > FIRST_CLUSTERS:
+            self.use_clusters(FIRST_CLUSTERS)
         self.control[0] = 0
         self.control[3] = self.salt
 
@@ -88,6 +113,12 @@ class Solver:
             budget = min(SLICE_NODES, max_nodes - spent) if max_nodes is not None else SLICE_NODES
             if budget <= 0:
                 return 1, 1, "node limit", -1
+            room = self.clusters * CLUSTER - self.nodes    # nodes until the table grows
+            if room <= 0 and self.clusters < len(self.full_table[0]) // CLUSTER:
+                self.grow()
+                room = self.clusters * CLUSTER - self.nodes
+            if room > 0:
+                budget = min(budget, room)
             pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table, salt,
                                                   self.salt, int(rule), max_depth, budget, self.control,
                                                   self.pending, *self.workspace)
@@ -297,6 +328,7 @@ def warm_up():
     solver = Solver(1)
     solve(pos, solver=solver, answer=True, yozume=True)
     solver._mating_line_slow(pos, MAX_PLY)
+    solver.grow()          # (a table this small is all in use: nothing moves)
 
 
 _shared_solvers = {}

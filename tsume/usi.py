@@ -355,7 +355,7 @@ class Engine:
             while True:
                 try:
                     solver = cls(size)
-                    for array in solver.table:
+                    for array in solver.full_table:
                         array.fill(0)
                     self._solver = solver
                     break
