@@ -57,10 +57,12 @@ class Solver:
         the same seed repeats a search node for node."""
         self.hash_mb = hash_mb
         self.full_table = new_table(hash_mb)
+        self.total_clusters = len(self.full_table[0]) // CLUSTER
         self.clusters = 0
         self.table = None          # the prefix of full_table in use: see use_clusters
         self.use_clusters(FIRST_CLUSTERS)
         self.workspace = new_workspace()
+        self._root_line = self.workspace[-1][ROOT_LINE:ROOT_LINE + 5]
         # [stop flag, rule-mode unknown futility, salt of the last search that stored a
         # path-dependent disproof (see dfpn.py), salt of a namespace nothing was stored
         # in yet (set by new_problem, cleared by the first search or store)]
@@ -73,15 +75,14 @@ class Solver:
     def use_clusters(self, clusters):
         """Search in the first `clusters` clusters of the table (all, if it has fewer):
         self.table holds views of them, which every kernel call is given."""
-        total = len(self.full_table[0]) // CLUSTER
-        self.clusters = min(clusters, total)
+        self.clusters = min(clusters, self.total_clusters)
         size = self.clusters * CLUSTER
         self.table = tuple(array[:size] for array in self.full_table)
 
     def grow(self):
         """Move to GROWTH times as many clusters (or all), taking every entry along."""
         old = self.clusters
-        new = min(old * GROWTH, len(self.full_table[0]) // CLUSTER)
+        new = min(old * GROWTH, self.total_clusters)
         tt_grow(*self.full_table, old, new)
         self.use_clusters(new)
 
@@ -114,7 +115,7 @@ class Solver:
             if budget <= 0:
                 return 1, 1, "node limit", -1
             room = self.clusters * CLUSTER - self.nodes    # nodes until the table grows
-            if room <= 0 and self.clusters < len(self.full_table[0]) // CLUSTER:
+            if room <= 0 and self.clusters < self.total_clusters:
                 self.grow()
                 room = self.clusters * CLUSTER - self.nodes
             if room > 0:
@@ -190,10 +191,10 @@ class Solver:
         attacker's hand at the end), if that search proved a mate of `length` plies
         (the proven length) with it; else (None, None). Made of generated moves,
         mate by construction like extract_line's."""
-        line = self.workspace[-1][ROOT_LINE:ROOT_LINE + 5]
-        if length != 3 or line[0] != 3:
+        if length != 3 or self._root_line[0] != 3:
             return None, None
-        return line[1:4].copy(), int(line[4])   # (a copy: the next search overwrites it)
+        # (A copy: the next search overwrites it.)
+        return self._root_line[1:4].copy(), int(self._root_line[4])
 
     def proof_moves(self, pos, max_plies=MAX_PLY, length=NO_LIMIT):
         """The integer moves of a mating line read from the table (numba), falling back
