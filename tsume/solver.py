@@ -58,9 +58,7 @@ class Solver:
         self.hash_mb = hash_mb
         self.full_table = new_table(hash_mb)
         self.total_clusters = len(self.full_table[0]) // CLUSTER
-        self.clusters = 0
-        self.table = None          # the prefix of full_table in use: see use_clusters
-        self.use_clusters(FIRST_CLUSTERS)
+        self.use_clusters(FIRST_CLUSTERS)     # sets self.clusters and self.table
         self.workspace = new_workspace()
         self._root_line = self.workspace[-1][ROOT_LINE:ROOT_LINE + 5]
         # [stop flag, rule-mode unknown futility, salt of the last search that stored a
@@ -114,12 +112,11 @@ class Solver:
             budget = min(SLICE_NODES, max_nodes - spent) if max_nodes is not None else SLICE_NODES
             if budget <= 0:
                 return 1, 1, "node limit", -1
-            room = self.clusters * CLUSTER - self.nodes    # nodes until the table grows
-            if room <= 0 and self.clusters < self.total_clusters:
-                self.grow()
-                room = self.clusters * CLUSTER - self.nodes
-            if room > 0:
-                budget = min(budget, room)
+            if self.clusters < self.total_clusters:
+                # The slice ends where the table grows: when the nodes reach its slots.
+                if self.nodes >= self.clusters * CLUSTER:
+                    self.grow()
+                budget = min(budget, self.clusters * CLUSTER - self.nodes)
             pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table, salt,
                                                   self.salt, int(rule), max_depth, budget, self.control,
                                                   self.pending, *self.workspace)
