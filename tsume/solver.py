@@ -67,7 +67,7 @@ class Solver:
         self.control = np.zeros(4, dtype=np.int64)
         self.pending = np.zeros((PENDING_PATHS, MAX_PLY + 1), dtype=np.int32)
         self.nodes = 0
-        self.salt = np.int64(0)
+        self.salt = 0
         self._rng = random.Random(seed)
 
     def use_clusters(self, clusters):
@@ -87,12 +87,15 @@ class Solver:
     def new_problem(self):
         """Forget the previous problem without clearing memory: a fresh salt makes every
         old entry a stranger to the new keys, and replacement recycles their slots."""
-        self.salt = np.int64(self._rng.getrandbits(62) | 1)
+        # (A Python int, which numba takes as an int64 like np.int64 but makes in a
+        # fraction of the time: a 3-ply problem's whole solve is about 25 µs.)
+        self.salt = self._rng.getrandbits(62) | 1
         self.nodes = 0
         if self.clusters > FIRST_CLUSTERS:
             self.use_clusters(FIRST_CLUSTERS)
-        self.control[0] = 0
-        self.control[3] = self.salt
+        control = self.control
+        control[0] = 0
+        control[3] = self.salt
 
     def stop(self):
         """Ask a running search to stop (safe from another thread)."""
@@ -188,10 +191,13 @@ class Solver:
         attacker's hand at the end), if that search proved a mate of `length` plies
         (the proven length) with it; else (None, None). Made of generated moves,
         mate by construction like extract_line's."""
-        if length != 3 or self._root_line[0] != 3:
+        if length != 3:
             return None, None
-        # (A copy: the next search overwrites it.)
-        return self._root_line[1:4].copy(), int(self._root_line[4])
+        # (A list of Python ints: a copy, since the next search overwrites the array.)
+        line = self._root_line.tolist()
+        if line[0] != 3:
+            return None, None
+        return line[1:4], line[4]
 
     def proof_moves(self, pos, max_plies=MAX_PLY, length=NO_LIMIT):
         """The integer moves of a mating line read from the table (numba), falling back
@@ -282,9 +288,10 @@ def _leftover(packed):
 
 
 def _to_usi(moves):
-    """USI strings of an int array of moves (tolist: plain ints convert faster)."""
+    """USI strings of moves: an int array or a list of ints (tolist: plain ints
+    convert faster)."""
     to_usi = notation.move_to_usi
-    return [to_usi(m) for m in moves.tolist()]
+    return [to_usi(m) for m in (moves if isinstance(moves, list) else moves.tolist())]
 
 
 def verify_mating_line(pos, line, rule=False):
