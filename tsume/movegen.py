@@ -772,19 +772,59 @@ def _mates(board, hands, state, m, reply):
 @njit(cache=True, _nrt=False)
 def mate_in_one(board, hands, state, out):
     """A checking move after which the enemy has no legal reply, or -1.
-    out needs 2 * MAX_MOVES room (the second half holds the replies)."""
+    out needs 2 * MAX_MOVES room (the second half holds the replies).
+    quick_mate_in_one first: it settles every check it looks at, most by set tests
+    without playing them (root mate in three and depth-limited searches: 2x faster
+    than playing every check). Only the checks it does not look at are then played."""
+    found = quick_mate_in_one(board, hands, state, out)
+    if found >= 0:
+        return found
+    c = state[SIDE]
+    ksq = state[KING_SQ + 1 - c]
+    if ksq < 0:
+        return np.int32(-1)
+    own_king = state[KING_SQ + c]
+    # (With our own king in check it looked at nothing.)
+    settled = not (own_king >= 0 and attacked(board, state, own_king, 1 - c))
     # A single check from a distance is blocked by dropping a gold, silver, bishop or
     # rook between (no 二歩 or dead-piece rule applies to them): with one of those in
     # the enemy's hand, only contact checks and discovered checks can mate.
-    enemy_hand = hands[1 - state[SIDE]]
+    enemy_hand = hands[1 - c]
     blockable = (hand_count(enemy_hand, _SILVER) + hand_count(enemy_hand, _GOLD)
                  + hand_count(enemy_hand, _BISHOP) + hand_count(enemy_hand, _ROOK)) > 0
     n = _checks(board, hands, state, out, blockable)
     reply = out[MAX_MOVES:]
     for i in range(n):
-        if _mates(board, hands, state, out[i], reply):
-            return out[i]
+        m = out[i]
+        if settled and _settled_by_quick(board, state, m, ksq):
+            continue
+        if _mates(board, hands, state, m, reply):
+            return m
     return np.int32(-1)        # (the type of a move, as m: one compiled do_move)
+
+
+@njit(cache=True, inline="always")
+def _settled_by_quick(board, state, m, ksq):
+    """Did quick_mate_in_one decide whether check m mates (our king not in check)? It
+    looks at every check that lands next to the king or a knight's jump from it and
+    attacks it from there: drops (a checking pawn drop never mates: 打ち歩詰め is not
+    generated) and board moves other than the king's. Left to play out: checks from
+    a distance and discovered checks."""
+    to = m & 127
+    frm = (m >> 7) & 127
+    if frm > DROP_BASE:
+        if frm - DROP_BASE == _PAWN:
+            return True
+    elif (board[frm] & 15) == _KING:
+        return False
+    d = DIRECTION_TO[ksq, to]
+    if d < 0 or STEP[ksq, d] != to:
+        return False
+    if frm > DROP_BASE:
+        return True
+    p = board[frm]
+    piece = p + 8 if m & PROMOTE_FLAG else p
+    return piece_attacks_from(board, state, piece, to, ksq, frm)
 
 
 # ---------------------------------------------------------------- quick mate in one
