@@ -12,10 +12,14 @@ Node counts are each solver's own notion of a node; compare them with care. Ours
 timed for the proof and a replayed mating line (answer=False), like the peers' search
 plus get_pv; the tsume answer analysis (answer.py) is not included. Parsing the SFEN is
 outside the timer for all three.
+Each peer runs in a child process of its own (PeerProcess): cshogi's searches hold the
+GIL, so nothing in this process can stop one at the time limit, and a failing search
+would go on to its node limit (the classics sets took over 20 minutes a problem that
+way). The child is killed at the limit and the problem counts as unsolved.
 """
 import argparse
+import multiprocessing
 import statistics
-import threading
 import time
 from pathlib import Path
 
@@ -60,23 +64,64 @@ def run_ours(pos, time_limit, hash_mb):
     return result.status == "mate", time.perf_counter() - t, result.nodes
 
 
-def run_cshogi(cls, sfen, time_limit, max_nodes):
-    """cshogi's search holds the GIL, so the timer's stop() may only land when it
-    returns: --peer-nodes is what really bounds a peer's search."""
+def run_cshogi(cls, sfen, max_nodes):
     board = cshogi.Board(sfen)          # outside the timer, like our parsing
     solver = cls()
     solver.set_max_search_node(max_nodes)
     solver.set_max_depth(1024)
-    timer = threading.Timer(time_limit, solver.stop, args=(True,))
-    timer.start()
     t = time.perf_counter()
-    try:
-        found = solver.search(board)
-        if found:
-            solver.get_pv(board)      # a line, as ours reports (ours also replays it)
-    finally:
-        timer.cancel()
+    found = solver.search(board)
+    if found:
+        solver.get_pv(board)      # a line, as ours reports (ours also replays it)
     return bool(found), time.perf_counter() - t, solver.searched_node
+
+
+PEERS = {"cshogi.DfPn": cshogi.DfPn, "cshogi.OslDfPn": cshogi.OslDfPn}
+
+
+def _peer_child(conn, name, max_nodes):
+    """A child process's loop: best_of one peer on each SFEN the parent sends."""
+    while True:
+        sfen = conn.recv()
+        if sfen is None:
+            return
+        conn.send(best_of(lambda s: run_cshogi(PEERS[name], s, max_nodes), sfen))
+
+
+class PeerProcess:
+    """One cshogi searcher in a child process, killed when a problem outlasts the time
+    limit (and started again for the next problem). The timing is the child's own,
+    around the search only, as in-process."""
+
+    def __init__(self, name, time_limit, max_nodes):
+        self.name, self.time_limit, self.max_nodes = name, time_limit, max_nodes
+        self.process = self.conn = None
+
+    def __call__(self, sfen):
+        if self.process is None:
+            context = multiprocessing.get_context(
+                "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+            self.conn, child_end = context.Pipe()
+            self.process = context.Process(target=_peer_child,
+                                           args=(child_end, self.name, self.max_nodes),
+                                           daemon=True)
+            self.process.start()
+        self.conn.send(sfen)
+        # best_of repeats only runs under REPEAT_BELOW seconds.
+        if self.conn.poll(self.time_limit + (REPEATS - 1) * REPEAT_BELOW + 1.0):
+            found, seconds, nodes = self.conn.recv()
+            # (Ours stops at the limit too, with "unknown".)
+            return found and seconds <= self.time_limit, seconds, nodes
+        self.process.kill()
+        self.process.join()
+        self.process = None
+        return False, self.time_limit, 0
+
+    def close(self):
+        if self.process is not None:
+            self.conn.send(None)
+            self.process.join()
+            self.process = None
 
 
 def best_of(run, problem):
@@ -99,7 +144,8 @@ def main():
     ap.add_argument("--count", type=int, default=1000, help="rows of each yo_mate set")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per problem")
     ap.add_argument("--max-length", type=int, default=31, help="図巧/無双 up to this length")
-    ap.add_argument("--peer-nodes", type=int, default=10_000_000, help="cshogi node limit")
+    ap.add_argument("--peer-nodes", type=int, default=100_000_000,
+                    help="cshogi node limit (the time limit stops them first)")
     ap.add_argument("--hash", type=int, default=256, help="our table size in MB")
     ap.add_argument("--sets", default=None, help="comma-separated subset of set names")
     args = ap.parse_args()
@@ -118,11 +164,9 @@ def main():
     if args.sets:
         wanted = args.sets.split(",")
         sets = {k: v for k, v in sets.items() if any(k.startswith(w) for w in wanted)}
-    solvers = {
-        "tsume": lambda s: run_ours(s, args.time_limit, args.hash),
-        "cshogi.DfPn": lambda s: run_cshogi(cshogi.DfPn, s, args.time_limit, args.peer_nodes),
-        "cshogi.OslDfPn": lambda s: run_cshogi(cshogi.OslDfPn, s, args.time_limit, args.peer_nodes),
-    }
+    peers = {name: PeerProcess(name, args.time_limit, args.peer_nodes) for name in PEERS}
+    solvers = {"tsume": lambda pos: best_of(lambda p: run_ours(p, args.time_limit, args.hash), pos),
+               **peers}
     print(f"{'set':12} {'solver':15} {'solved':>9} {'total s':>9} {'median ms':>9} {'nodes':>12} "
           f"{'nodes/s':>10} {'ours/peer':>10}")
     names = list(solvers)
@@ -144,7 +188,7 @@ def main():
                     # is Python and leaves the caches full of its own work, which cost
                     # the next solve 8-25 µs on yo_mate3 (cshogi.Board is C++).
                     block = [Position.from_sfen(sfen) for sfen in sfens]
-                results[name].extend(best_of(solvers[name], problem) for problem in block)
+                results[name].extend(solvers[name](problem) for problem in block)
         ours = results["tsume"]
         for name, res in results.items():
             solved = sum(r[0] for r in res)
@@ -156,6 +200,8 @@ def main():
             print(f"{set_name:12} {name:15} {solved:4}/{len(res):<4} {total:9.2f} "
                   f"{statistics.median(r[1] for r in res) * 1000:9.3f} {nodes:12,} {nodes / max(total, 1e-9):10,.0f} "
                   f"{ratio:>10}", flush=True)
+    for peer in peers.values():
+        peer.close()
 
 
 if __name__ == "__main__":
