@@ -349,28 +349,67 @@ def _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt
 
 
 @njit(cache=True, _nrt=False)
+def _mated_after_check(board, hands, state, keys, thands, vals, generation, salt, attacker, check,
+                       replies, ne, buf, line):
+    """With the check played and its ne replies in `replies`: does every reply allow a
+    mate in one? If so, store the check's position as proven (mate in two more plies)
+    and write the line (see _root_mate_in_three). Leaves the position as it was."""
+    proof = _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt,
+                               attacker, replies, ne, buf, _NO)
+    if proof < 0:
+        return False
+    tt_store(keys, thands, vals, generation, table_key(state, hands, salt), proof, _0, INF,
+             1 + 2 * ne, _2)
+    reply = replies[0]
+    mate = replies[ne]           # (left there by _replies_all_mated)
+    cap_e = do_move(board, hands, state, reply)
+    cap_m = do_move(board, hands, state, mate)
+    line[4] = hands[attacker]
+    undo_move(board, hands, state, mate, cap_m)
+    undo_move(board, hands, state, reply, cap_e)
+    line[0] = 3
+    line[1] = check
+    line[2] = reply
+    line[3] = mate
+    return True
+
+
+@njit(cache=True, _nrt=False)
 def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, salt, known_salt,
                         attacker, moves, n, counts, replies, buf, look, fresh, line):
     """The root's 2-ply check: is there a check after which every reply allows a mate in
     one? The checks are tried by their number of replies, fewest first, and the first
     that succeeds is stored in the table. Returns its index, or that of a check that
-    mates at once, or -1. Checks already in the table are left to the search; with
-    `fresh` (nothing stored in this namespace yet, and no other to read) the table is
-    not looked at: every lookup would be a cache miss that finds nothing. `counts` is
-    scratch room for n numbers. On success line[0..4] <- 3, the check, its first
-    reply, that reply's mate, the attacker's hand after them: a mating line made of
-    generated moves (mate by construction), so the caller need not read one out of the
-    table. The position is left as it was."""
+    mates at once, or -1. A check with one reply is tried as soon as its replies are
+    counted (two in three yo_mate3 mates begin with one), and once one succeeds the
+    other checks are only asked whether they mate at once. Checks already in the table
+    are left to the search; with `fresh` (nothing stored in this namespace yet, and no
+    other to read) the table is not looked at: every lookup would be a cache miss that
+    finds nothing. `counts` is scratch room for n numbers. On success line[0..4] <- 3,
+    the check, its first reply, that reply's mate, the attacker's hand after them: a
+    mating line made of generated moves (mate by construction), so the caller need not
+    read one out of the table. The position is left as it was."""
+    found = -1
     for i in range(n):
         cap = do_move(board, hands, state, moves[i])
-        if not fresh and _lookup(keys, thands, vals, table_key(state, hands, salt), salt,
-                                 known_salt, hands[attacker], _NO_LIMIT, look):
+        if found >= 0:
+            counts[i] = evasions(board, hands, state, replies, _YES)
+        elif not fresh and _lookup(keys, thands, vals, table_key(state, hands, salt), salt,
+                                   known_salt, hands[attacker], _NO_LIMIT, look):
             counts[i] = MAX_MOVES
         else:
             counts[i] = evasions(board, hands, state, replies, _NO)
+            if counts[i] == 1:
+                if _mated_after_check(board, hands, state, keys, thands, vals, generation, salt,
+                                      attacker, moves[i], replies, 1, buf, line):
+                    found = i
+                else:
+                    counts[i] = MAX_MOVES     # (tried)
         undo_move(board, hands, state, moves[i], cap)
         if counts[i] == 0:
             return i                   # a mate in one: the search proves it at once
+    if found >= 0:
+        return found
     while True:
         best = -1
         for i in range(n):
@@ -381,24 +420,10 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
         counts[best] = MAX_MOVES
         cap = do_move(board, hands, state, moves[best])
         ne = evasions(board, hands, state, replies, _NO)
-        proof = _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt,
-                                   attacker, replies, ne, buf, _NO)
-        if proof >= 0:
-            tt_store(keys, thands, vals, generation, table_key(state, hands, salt), proof, _0, INF,
-                     1 + 2 * ne, _2)
-            reply = replies[0]
-            mate = replies[ne]           # (left there by _replies_all_mated)
-            cap_e = do_move(board, hands, state, reply)
-            cap_m = do_move(board, hands, state, mate)
-            line[4] = hands[attacker]
-            undo_move(board, hands, state, mate, cap_m)
-            undo_move(board, hands, state, reply, cap_e)
-            line[0] = 3
-            line[1] = moves[best]
-            line[2] = reply
-            line[3] = mate
+        mated = _mated_after_check(board, hands, state, keys, thands, vals, generation, salt,
+                                   attacker, moves[best], replies, ne, buf, line)
         undo_move(board, hands, state, moves[best], cap)
-        if proof >= 0:
+        if mated:
             return best
 
 
