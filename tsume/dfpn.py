@@ -389,34 +389,31 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
     the check, its first reply, that reply's mate, the attacker's hand after them: a
     mating line made of generated moves (mate by construction), so the caller need not
     read one out of the table. The position is left as it was."""
-    found = -1
-    for i in range(n):
-        cap = do_move(board, hands, state, moves[i])
-        if found >= 0:
-            counts[i] = evasions(board, hands, state, replies, _YES)
-        elif not fresh and _lookup(keys, thands, vals, table_key(state, hands, salt), salt,
-                                   known_salt, hands[attacker], _NO_LIMIT, look):
-            counts[i] = MAX_MOVES
-        else:
-            counts[i] = evasions(board, hands, state, replies, _NO)
-            if counts[i] == 1:
-                if _mated_after_check(board, hands, state, keys, thands, vals, generation, salt,
-                                      attacker, moves[i], replies, 1, buf, line):
-                    found = i
-                else:
-                    counts[i] = MAX_MOVES     # (tried)
-        undo_move(board, hands, state, moves[i], cap)
-        if counts[i] == 0:
-            return i                   # a mate in one: the search proves it at once
-    if found >= 0:
-        return found
+    counted = 0              # checks whose replies are counted so far
     while True:
+        # Count on until a check has one reply (tried at once), else take the check
+        # with the fewest replies of all.
         best = -1
-        for i in range(n):
-            if counts[i] < MAX_MOVES and (best < 0 or counts[i] < counts[best]):
+        while counted < n and best < 0:
+            i = counted
+            counted += 1
+            cap = do_move(board, hands, state, moves[i])
+            if not fresh and _lookup(keys, thands, vals, table_key(state, hands, salt), salt,
+                                     known_salt, hands[attacker], _NO_LIMIT, look):
+                counts[i] = MAX_MOVES
+            else:
+                counts[i] = evasions(board, hands, state, replies, _NO)
+            undo_move(board, hands, state, moves[i], cap)
+            if counts[i] == 0:
+                return i                   # a mate in one: the search proves it at once
+            if counts[i] == 1:
                 best = i
         if best < 0:
-            return -1
+            for i in range(n):
+                if counts[i] < MAX_MOVES and (best < 0 or counts[i] < counts[best]):
+                    best = i
+            if best < 0:
+                return -1
         counts[best] = MAX_MOVES
         cap = do_move(board, hands, state, moves[best])
         ne = evasions(board, hands, state, replies, _NO)
@@ -424,6 +421,13 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
                                    attacker, moves[best], replies, ne, buf, line)
         undo_move(board, hands, state, moves[best], cap)
         if mated:
+            # The checks not counted yet are only asked whether they mate at once.
+            for i in range(counted, n):
+                cap = do_move(board, hands, state, moves[i])
+                mate = evasions(board, hands, state, replies, _YES) == 0
+                undo_move(board, hands, state, moves[i], cap)
+                if mate:
+                    return i
             return best
 
 
