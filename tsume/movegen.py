@@ -871,7 +871,9 @@ def quick_mate_in_one(board, hands, state, out):
     drops and moves to the king's neighbours and knight squares (no pawn drop, no
     discovered check, not while our own king is in check), so unlike mate_in_one it
     can miss a mate: the search's fixed-depth checks use it, where a miss costs nodes,
-    never a verdict. Every move it returns has been played out and mates.
+    never a verdict. Every move it returns has been played out and mates, and every
+    check it passes over does not: mate_in_one plays out only the others
+    (_settled_by_quick says which it looks at; keep the two in step).
     out needs 2 * MAX_MOVES room."""
     c = state[SIDE]
     e = 1 - c

@@ -48,9 +48,8 @@ def usi_to_square(text):
 
 
 @lru_cache(maxsize=None)      # a few thousand distinct moves, converted very often
-@lru_cache(maxsize=None)      # (at most ~14k distinct moves)
 def move_to_usi(move):
-    """USI text of an integer move (a Python int)."""
+    """USI text of an integer move."""
     to = square_to_usi(move_to(move))
     if is_drop(move):
         return f"{P.USI_LETTER[drop_kind(move)]}*{to}"
