@@ -774,8 +774,9 @@ def mate_in_one(board, hands, state, out):
     """A checking move after which the enemy has no legal reply, or -1.
     out needs 2 * MAX_MOVES room (the second half holds the replies).
     quick_mate_in_one first: it settles every check it looks at, most by set tests
-    without playing them (root mate in three and depth-limited searches: 2x faster
-    than playing every check). Only the checks it does not look at are then played."""
+    without playing them; only the checks it does not look at are then played (the
+    root's mate in three and depth-limited searches use this; yo_mate3-7 solved 6-9%
+    faster than when every check was played)."""
     found = quick_mate_in_one(board, hands, state, out)
     if found >= 0:
         return found
