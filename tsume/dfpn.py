@@ -48,9 +48,12 @@ FIXED_DEPTH_REPLIES = 1
 # holds only if none was met: control[1] == 0).
 RULE_PLAIN, RULE_D2, RULE_KEEP = 0, 1, 2
 STOP_NONE, STOP_NODES, STOP_FLAG, STOP_DEPTH = 0, 1, 2, 3
-# Where the root's mate in three leaves its line in the last work array (`small`):
-# [3, check, reply, mate, attacker's hand after them] (Solver.root_line reads it).
-ROOT_LINE = 89
+# Where a search that proved its root leaves a mating line: the moves in the
+# workspace's `line_moves`, and in the last work array (`small`) their number (0: none)
+# and the attacker's hand at the line's end (Solver.found_line reads them). The root's
+# mate in three writes it; else, when the caller asks (control[4] != 0), the search
+# reads it out of the table before returning (_read_line).
+LINE_LEN, LINE_HAND = 89, 90
 _FULL_MIX = HAND_MIX[0]
 # Constants handed to other compiled functions are typed values, not Python literals:
 # numba compiles a callee once per literal argument value it is called with, which
@@ -350,7 +353,7 @@ def _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt
 
 @njit(cache=True, _nrt=False)
 def _mated_after_check(board, hands, state, keys, thands, vals, generation, salt, attacker, check,
-                       replies, ne, buf, line):
+                       replies, ne, buf, line, small):
     """With the check played and its ne replies in `replies`: does every reply allow a
     mate in one? If so, store the check's position as proven (mate in two more plies)
     and write the line (see _root_mate_in_three). Leaves the position as it was."""
@@ -364,19 +367,19 @@ def _mated_after_check(board, hands, state, keys, thands, vals, generation, salt
     mate = replies[ne]           # (left there by _replies_all_mated)
     cap_e = do_move(board, hands, state, reply)
     cap_m = do_move(board, hands, state, mate)
-    line[4] = hands[attacker]
+    small[LINE_HAND] = hands[attacker]
     undo_move(board, hands, state, mate, cap_m)
     undo_move(board, hands, state, reply, cap_e)
-    line[0] = 3
-    line[1] = check
-    line[2] = reply
-    line[3] = mate
+    small[LINE_LEN] = 3
+    line[0] = check
+    line[1] = reply
+    line[2] = mate
     return True
 
 
 @njit(cache=True, _nrt=False)
 def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, salt, known_salt,
-                        attacker, moves, n, counts, replies, buf, look, fresh, line):
+                        attacker, moves, n, counts, replies, buf, look, fresh, line, small):
     """The root's 2-ply check: is there a check after which every reply allows a mate in
     one? The checks are tried by their number of replies, fewest first, and the first
     that succeeds is stored in the table. Returns its index, or that of a check that
@@ -385,10 +388,11 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
     other checks are only asked whether they mate at once. Checks already in the table
     are left to the search; with `fresh` (nothing stored in this namespace yet, and no
     other to read) the table is not looked at: every lookup would be a cache miss that
-    finds nothing. `counts` is scratch room for n numbers. On success line[0..4] <- 3,
-    the check, its first reply, that reply's mate, the attacker's hand after them: a
-    mating line made of generated moves (mate by construction), so the caller need not
-    read one out of the table. The position is left as it was."""
+    finds nothing. `counts` is scratch room for n numbers. On success line[0..2] <- the
+    check, its first reply, that reply's mate, and small[LINE_LEN], small[LINE_HAND]
+    <- 3, the attacker's hand after them: a mating line made of generated moves (mate
+    by construction), so the caller need not read one out of the table. The position
+    is left as it was."""
     counted = 0              # checks whose replies are counted so far
     while True:
         # Count on until a check has one reply (tried at once), else take the check
@@ -418,7 +422,7 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
         cap = do_move(board, hands, state, moves[best])
         ne = evasions(board, hands, state, replies, _NO)
         mated = _mated_after_check(board, hands, state, keys, thands, vals, generation, salt,
-                                   attacker, moves[best], replies, ne, buf, line)
+                                   attacker, moves[best], replies, ne, buf, line, small)
         undo_move(board, hands, state, moves[best], cap)
         if mated:
             # The checks not counted yet are only asked whether they mate at once.
@@ -597,7 +601,7 @@ def _note_unknown(control, pending, work_moves, best, ply, m):
 @njit(cache=True, _nrt=False)
 def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max_depth,
                 max_nodes, control, pending, work_moves, work_pn, work_dn, work_hand, work_len,
-                work_rep, work_next, work_wait, frames, move_bufs, on_path, small):
+                work_rep, work_next, work_wait, frames, move_bufs, on_path, line_moves, small):
     """Search from the position (attacker to move) for a mate within max_depth plies
     (NO_LIMIT: any length). Proofs and disproofs stored under `known_salt` (another
     namespace of the same problem, e.g. the main search's when this one is
@@ -612,6 +616,8 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     The table keeps everything learned, so a call that stopped at max_nodes can simply
     be called again to continue (control[2] remembers whether this namespace has
     stored path-dependent disproofs, see the module's note on repetition).
+    A call that proves the root leaves a mating line in the workspace when control[4]
+    asks for one (see LINE_LEN).
 
     Depth: a proof is stored with its length and used only where that many plies
     remain; a disproof caused by the depth limit is stored with the depth it holds to
@@ -624,9 +630,8 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     scratch = move_bufs[0]
     mate_buf = move_bufs[1]      # the 2-ply check's own
     look = small[:8]           # (look[4:] for a second lookup that keeps the first)
-    last_drop = small[8:ROOT_LINE]
-    line = small[ROOT_LINE:ROOT_LINE + 5]   # the root's mate in three, if found
-    line[0] = 0
+    last_drop = small[8:LINE_LEN]
+    small[LINE_LEN] = 0
     # Per-ply frames. Each is written at a ply before it is read there, so none is
     # cleared between calls.
     nmoves = frames[0]
@@ -695,7 +700,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                 # (work_len's row is scratch here: the children's values overwrite it.)
                 j = _root_mate_in_three(board, hands, state, keys, thands, vals, generation, salt,
                                         known_salt, attacker, moves, n, work_len[0], scratch,
-                                        mate_buf, look, fresh, line)
+                                        mate_buf, look, fresh, line_moves, small)
                 if j > 0:
                     # The proven check first: the expansion below then stops at it.
                     m = moves[j]
@@ -886,6 +891,14 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
         on_path[_PATH_MASK + 1 + (tkey[ply] & _PATH_MASK)] += 1
         phand[ply] = hands[attacker]
         expand = True
+    if root_pn == 0 and control[4] != 0 and small[LINE_LEN] != root_len:
+        # Read here, not in a call of its own: the entries and the code it needs are
+        # still in the caches (on tanuki_generated that was a fifth of solve's time).
+        # (The frames, moves and lookup words are free now: scratch for the read.)
+        n, end_hand = _read_line(board, hands, state, keys, thands, vals, salt, line_moves,
+                                 MAX_PLY - 1, root_len, move_bufs[0], look, frames[0], frames[1])
+        small[LINE_LEN] = max(n, 0)
+        small[LINE_HAND] = end_hand
     return root_pn, root_dn, nodes, stop, root_len
 
 
@@ -898,7 +911,8 @@ def probe(keys, thands, vals, salt, board, hands, state, attacker, out):
 def new_workspace():
     """The work arrays of dfpn_search, in the order of its last parameters: the children
     of every ply (moves, pn, dn, hand, length, repetition, drop chain), then the per-ply
-    frames, two move buffers, the path's key-slot counters and a few scratch words."""
+    frames, two move buffers, the path's key-slot counters, a mating line and a few
+    scratch words."""
     return (np.empty((MAX_PLY, MAX_MOVES), dtype=np.int32),
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
             np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
@@ -910,11 +924,22 @@ def new_workspace():
             np.empty((11, MAX_PLY), dtype=np.int64),
             np.empty((2, 2 * MAX_MOVES), dtype=np.int32),
             np.zeros(2 * (_PATH_MASK + 1), dtype=np.int32),     # kept zero by the search
-            np.empty(ROOT_LINE + 5, dtype=np.int64))
+            np.empty(MAX_PLY, dtype=np.int32),                  # a mating line (LINE_LEN)
+            np.empty(LINE_HAND + 1, dtype=np.int64))
 
 
 @njit(cache=True)
 def extract_line(board, hands, state, keys, thands, vals, salt, line, max_len, length):
+    """Read a mating line out of the table into `line` (see _read_line, which this
+    gives its scratch arrays)."""
+    return _read_line(board, hands, state, keys, thands, vals, salt, line, max_len, length,
+                      np.empty(2 * MAX_MOVES, dtype=np.int32), np.empty(4, dtype=np.int64),
+                      np.empty(max_len + 1, dtype=np.int64), np.empty(max_len + 1, dtype=np.int64))
+
+
+@njit(cache=True, _nrt=False)
+def _read_line(board, hands, state, keys, thands, vals, salt, line, max_len, length, moves,
+               look, caps, path):
     """Read a mating line out of the table: the attacker plays the proven check with the
     shortest stored mate, the defender the reply with the longest. Returns the number
     of plies written to `line`, or -(ply + 1) when the table lacks a proof needed at
@@ -923,12 +948,9 @@ def extract_line(board, hands, state, keys, thands, vals, salt, line, max_len, l
     The line is made of generated moves (checks, legal replies) and ends where the
     defender has none, so it replays to mate by construction. `length` is the root's
     proven mate length, or NO_LIMIT if not known: a child that reaches the length its
-    parent was chosen for (one less) is taken without looking at its siblings."""
+    parent was chosen for (one less) is taken without looking at its siblings.
+    Scratch: `moves` (2 * MAX_MOVES), `look` (4), `caps` and `path` (max_len + 1)."""
     attacker = state[SIDE]
-    moves = np.empty(2 * MAX_MOVES, dtype=np.int32)
-    look = np.empty(4, dtype=np.int64)
-    caps = np.empty(max_len + 1, dtype=np.int64)
-    path = np.empty(max_len + 1, dtype=np.int64)
     n = 0
     result = -1
     expect = np.int64(length)      # the stored length of the node at ply n

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import movegen, notation
-from .dfpn import (ROOT_LINE, STOP_DEPTH, MAX_PLY, dfpn_search, extract_line, new_workspace, probe,
-                   replays_to_mate, store)
+from .dfpn import (LINE_HAND, LINE_LEN, STOP_DEPTH, MAX_PLY, dfpn_search, extract_line,
+                   new_workspace, probe, replays_to_mate, store)
 from .pieces import USI_LETTER, held_pieces
 from .tt import CLUSTER, INF, NO_LIMIT, new_table, tt_grow
 
@@ -60,11 +60,13 @@ class Solver:
         self.total_clusters = len(self.full_table[0]) // CLUSTER
         self.use_clusters(FIRST_CLUSTERS)     # sets self.clusters and self.table
         self.workspace = new_workspace()
-        self._root_line = self.workspace[-1][ROOT_LINE:ROOT_LINE + 5]
+        self._line_moves = self.workspace[-2]
+        self._line_end = self.workspace[-1][LINE_LEN:LINE_HAND + 1]
         # [stop flag, rule-mode unknown futility, salt of the last search that stored a
         # path-dependent disproof (see dfpn.py), salt of a namespace nothing was stored
-        # in yet (set by new_problem, cleared by the first search or store)]
-        self.control = np.zeros(4, dtype=np.int64)
+        # in yet (set by new_problem, cleared by the first search or store), read the
+        # mating line when the root is proven (search's `line`)]
+        self.control = np.zeros(5, dtype=np.int64)
         self.pending = np.zeros((PENDING_PATHS, MAX_PLY + 1), dtype=np.int32)
         self.nodes = 0
         self.salt = 0
@@ -101,15 +103,19 @@ class Solver:
         """Ask a running search to stop (safe from another thread)."""
         self.control[0] = 1
 
-    def search(self, pos, max_nodes, deadline=None, max_depth=NO_LIMIT, salt=None, rule=False):
+    def search(self, pos, max_nodes, deadline=None, max_depth=NO_LIMIT, salt=None, rule=False,
+               line=False):
         """df-pn from pos (attacker to move) until proven, disproven or out of budget,
         for a mate within max_depth plies. Returns (pn, dn, stop reason or None,
-        length: of the proof, or the depth a disproof holds to). A search in another
+        length: of the proof, or the depth a disproof holds to). With `line`, a proof
+        leaves a mating line for found_line (read by the search before it returns,
+        while what it needs is in the caches). A search in another
         namespace (`salt`) also uses the proofs and disproofs of the main one. With
         rule=True (RULE_D2) futile interpositions are no defence (dfpn_search; `salt`
         must then name a namespace of rule-mode searches only), or with RULE_KEEP
         those of a wider rule (dfpn.py)."""
         salt = self.salt if salt is None else salt
+        self.control[4] = line
         spent = 0
         while True:
             budget = min(SLICE_NODES, max_nodes - spent) if max_nodes is not None else SLICE_NODES
@@ -186,18 +192,16 @@ class Solver:
         moves, _ = self.proof_moves(pos, max_plies)
         return None if moves is None else _to_usi(moves)
 
-    def root_line(self, length):
-        """The mating line the last search found with its root's mate in three (moves,
-        attacker's hand at the end), if that search proved a mate of `length` plies
-        (the proven length) with it; else (None, None). Made of generated moves,
-        mate by construction like extract_line's."""
-        if length != 3:
+    def found_line(self):
+        """The mating line that the last search left (search's `line`, or its root's
+        mate in three) as (moves, attacker's packed hand at the end), or (None, None)
+        if it left none. Made of generated moves ending where the defender has no reply,
+        it is mate by construction, like extract_line's."""
+        n, end_hand = self._line_end.tolist()
+        if n == 0:
             return None, None
         # (A list of Python ints: a copy, since the next search overwrites the array.)
-        line = self._root_line.tolist()
-        if line[0] != 3:
-            return None, None
-        return line[1:4], line[4]
+        return self._line_moves[:n].tolist(), end_hand
 
     def proof_moves(self, pos, max_plies=MAX_PLY, length=NO_LIMIT):
         """The integer moves of a mating line read from the table (numba), falling back
@@ -367,7 +371,7 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
     # The kernels leave the position as they found it, so without the analysis (which
     # plays moves on it) the caller's own position serves.
     pos = position.copy() if answer else position
-    pn, dn, reason, proof_length = solver.search(pos, nodes, deadline)
+    pn, dn, reason, proof_length = solver.search(pos, nodes, deadline, line=True)
     if dn == 0:
         result = Result(status="nomate")
     elif pn != 0:
@@ -375,9 +379,9 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
     else:
         # Kept as integers until the end: a short problem's solve() is mostly this
         # Python bookkeeping, not the search.
-        known = int(proof_length) if proof_length >= 0 else NO_LIMIT
-        moves, end_hand = solver.root_line(known)
+        moves, end_hand = solver.found_line()
         if moves is None:
+            known = int(proof_length) if proof_length >= 0 else NO_LIMIT
             moves, end_hand = solver.proof_moves(pos, length=known)
         # A line of the table walk in Python (end_hand None) is replayed before it is
         # reported; the compiled read's line is mate by construction.
