@@ -30,7 +30,7 @@ from numba.core.registry import CPUDispatcher  # noqa: E402
 
 from tsume import dfpn, movegen, tt  # noqa: E402
 from tsume.position import Position  # noqa: E402
-from tsume.solver import shared_solver, solve  # noqa: E402
+from tsume.solver import shared_solver, solve, warm_up  # noqa: E402
 
 
 def _symbols():
@@ -77,6 +77,10 @@ def main():
             if not line.startswith("#")][:args.count]
     positions = [Position.from_sfen(r[0]) for r in rows]
     print("compiling (empty numba cache) ...", file=sys.stderr, flush=True)
+    # Every kernel a solve may call (warm_up), not only those a short problem needs:
+    # else one compiled on first use (tt_grow, for a problem that outgrows its first
+    # clusters) lands in the profile, with the garbage collection of the compiler.
+    warm_up()
     solve(Position.from_sfen("8k/9/9/7+R1/9/9/9/9/9 b LP 1"), hash_mb=args.hash)
     for array in shared_solver(args.hash).full_table:
         array.fill(0)                 # first-touch page faults outside the profile

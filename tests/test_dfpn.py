@@ -157,6 +157,35 @@ def test_line_is_rebuilt_when_the_table_lost_the_proof():
     assert_line_mates_under_cshogi(sfen, line)
 
 
+def test_search_leaves_the_mating_line_of_its_own_proof():
+    """Solver.search(line=True) leaves a line that mates (cshogi), with the attacker's
+    hand at its end, whether the root's mate in three wrote it or the search read it
+    from the table; a search asked for none leaves at most its own mate in three, never
+    the previous problem's line or a line longer than its proof."""
+    import numpy as np
+    from tsume.movegen import hand_after_moves
+    from tsume.pieces import held_pieces
+    from tsume.notation import move_to_usi
+    solver = Solver(hash_mb=16)
+    lengths = set()
+    for cols in _rows("tanuki_generated.tsv", limit=120):
+        pos = Position.from_sfen(cols[0])
+        solver.new_problem()
+        pn, _, _, length = solver.search(pos, 1_000_000, line=True)
+        assert pn == 0, cols[2]
+        moves, end_hand = solver.found_line()
+        assert moves is not None and len(moves) == length, (cols[2], moves, length)
+        assert_line_mates_under_cshogi(cols[0], [move_to_usi(m) for m in moves])
+        line = np.array(moves, dtype=np.int32)
+        assert held_pieces(end_hand) == hand_after_moves(pos, line, len(moves), pos.side_to_move)
+        lengths.add(length)
+        solver.new_problem()
+        _, _, _, again = solver.search(pos, 1_000_000, max_depth=length + 2)
+        moves, _ = solver.found_line()
+        assert moves is None or len(moves) == again == 3, (cols[2], moves, again)
+    assert {1, 3, 5, 7, 9} <= lengths
+
+
 @pytest.mark.parametrize("pid", ["zukou-022", "musou-009"])
 def test_line_walk_stays_within_the_proven_bound_when_stored_lengths_mislead(pid):
     """The table's lengths are bounds, and after replacements a child's best remaining

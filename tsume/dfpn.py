@@ -891,14 +891,19 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
         on_path[_PATH_MASK + 1 + (tkey[ply] & _PATH_MASK)] += 1
         phand[ply] = hands[attacker]
         expand = True
-    if root_pn == 0 and control[4] != 0 and small[LINE_LEN] != root_len:
-        # Read here, not in a call of its own: the entries and the code it needs are
-        # still in the caches (on tanuki_generated that was a fifth of solve's time).
-        # (The frames, moves and lookup words are free now: scratch for the read.)
-        n, end_hand = _read_line(board, hands, state, keys, thands, vals, salt, line_moves,
-                                 MAX_PLY - 1, root_len, move_bufs[0], look, frames[0], frames[1])
-        small[LINE_LEN] = max(n, 0)
-        small[LINE_HAND] = end_hand
+    if root_pn != 0 or small[LINE_LEN] != root_len:
+        # The root's mate in three is not what proved the root (a mate in one was
+        # found after it), or nothing did.
+        small[LINE_LEN] = 0
+        if root_pn == 0 and control[4] != 0:
+            # Read here, not in a call of its own: the entries and the code it needs are
+            # still in the caches (on tanuki_generated that was a fifth of solve's
+            # time). (The frames, moves and lookup words are free now: scratch.)
+            n, end_hand = _read_line(board, hands, state, keys, thands, vals, salt,
+                                     line_moves, MAX_PLY - 1, root_len, move_bufs[0], look,
+                                     frames[0], frames[1])
+            small[LINE_LEN] = max(n, 0)
+            small[LINE_HAND] = end_hand
     return root_pn, root_dn, nodes, stop, root_len
 
 

@@ -193,10 +193,11 @@ class Solver:
         return None if moves is None else _to_usi(moves)
 
     def found_line(self):
-        """The mating line that the last search left (search's `line`, or its root's
-        mate in three) as (moves, attacker's packed hand at the end), or (None, None)
-        if it left none. Made of generated moves ending where the defender has no reply,
-        it is mate by construction, like extract_line's."""
+        """The mating line of the proof that the last search found (read with search's
+        `line`, or its root's mate in three), as (moves, attacker's packed hand at the
+        end); its length is the proven length. (None, None) if it left none. Made of
+        generated moves ending where the defender has no reply, it is mate by
+        construction, like extract_line's."""
         n, end_hand = self._line_end.tolist()
         if n == 0:
             return None, None
