@@ -332,12 +332,14 @@ def warm_up():
     run after installing: a function is loaded from numba's cache when first called,
     10-30 ms each, which would otherwise fall on the first problem that needs it (the
     table-walk fallback of proof_moves, for instance, only some problems use). Solves
-    a 3-ply problem on a tiny table, with the tsume answer and that fallback."""
+    a 3-ply problem on a tiny table, with the tsume answer, that fallback and the table
+    read (extract_line: solve's own search reads its line itself)."""
     from .formats.sfen import parse_sfen
     pos = parse_sfen("8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1")
     solver = Solver(1)
     solve(pos, solver=solver, answer=True, yozume=True)
     solver._mating_line_slow(pos, MAX_PLY)
+    solver.proof_moves(pos)       # (the table read the answer analysis uses)
     solver.grow()          # (a table this small is all in use: nothing moves)
 
 
