@@ -327,6 +327,24 @@ def test_ghi_a_cycle_on_one_path_does_not_disprove_a_real_mate(seed):
     assert result.status in ("mate", "unknown")
 
 
+def test_a_disproof_within_a_depth_limit_stays_bounded_by_it():
+    """図巧31 (a mate: 23 plies published) has no mate within 17. That disproof, found
+    on paths with repetitions, holds to 17 plies only: the search must say so, and a
+    search without a limit in the same namespace must not take it (or the disproofs it
+    stored on the way) for a disproof at every depth. Before the fix, an attacker node
+    whose checks were disproven partly by a repetition lost the depth bound of the
+    others, and the second search came back 不詰."""
+    rows_by_id = {r[2]: r for r in _rows("zuko.tsv")}
+    pos = Position.from_sfen(rows_by_id["zukou-031"][0])
+    solver = Solver(hash_mb=16, seed=1)
+    solver.new_problem()
+    pn, dn, _, holds_to = solver.search(pos, 3_000_000, max_depth=17)
+    assert dn == 0 and holds_to == 17
+    pn, dn, _, _ = solver.search(pos, 5_000_000)
+    assert pn == 0, "a real mate came back disproven"
+    assert_line_mates_under_cshogi(rows_by_id["zukou-031"][0], solver.mating_line(pos))
+
+
 def test_path_key_tells_apart_paths_that_share_their_moves():
     """Disproofs that rest on a repetition are stored under a key of the set of path
     positions. Position keys are Zobrist keys, linear under XOR, so the plain XOR of a

@@ -820,7 +820,10 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                     for i in range(n):
                         if work_rep[ply, i]:
                             rep_dep = True
-                        elif work_len[ply, i] < NO_LIMIT:
+                        # (A child's depth bound holds whether or not it also rests on
+                        # the path: a disproof found on this path within a depth limit
+                        # is no disproof at every depth.)
+                        if work_len[ply, i] < NO_LIMIT:
                             length = remaining
                 else:
                     rep_dep = True
