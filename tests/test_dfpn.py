@@ -1,13 +1,16 @@
 """The df-pn engine: proofs on real problems (replayed by cshogi), real disproofs,
 honest 'unknown' at limits, verdicts independent of the table size."""
 
+import numpy as np
 import pytest
 
 cshogi = pytest.importorskip("cshogi")
 
 from shared_data import rows  # noqa: E402
 from tsume.position import Position  # noqa: E402
-from tsume.solver import Solver, solve  # noqa: E402
+from tsume.movegen import hand_after_moves  # noqa: E402
+from tsume.pieces import held_pieces  # noqa: E402
+from tsume.solver import Solver, _to_usi, solve  # noqa: E402
 
 
 
@@ -162,10 +165,6 @@ def test_search_leaves_the_mating_line_of_its_own_proof():
     hand at its end, whether the root's mate in three wrote it or the search read it
     from the table; a search asked for none leaves at most its own mate in three, never
     the previous problem's line or a line longer than its proof."""
-    import numpy as np
-    from tsume.movegen import hand_after_moves
-    from tsume.pieces import held_pieces
-    from tsume.notation import move_to_usi
     solver = Solver(hash_mb=16)
     lengths = set()
     for cols in _rows("tanuki_generated.tsv", limit=120):
@@ -175,9 +174,9 @@ def test_search_leaves_the_mating_line_of_its_own_proof():
         assert pn == 0, cols[2]
         moves, end_hand = solver.found_line()
         assert moves is not None and len(moves) == length, (cols[2], moves, length)
-        assert_line_mates_under_cshogi(cols[0], [move_to_usi(m) for m in moves])
-        line = np.array(moves, dtype=np.int32)
-        assert held_pieces(end_hand) == hand_after_moves(pos, line, len(moves), pos.side_to_move)
+        assert_line_mates_under_cshogi(cols[0], _to_usi(moves))
+        assert held_pieces(end_hand) == hand_after_moves(pos, np.array(moves, dtype=np.int32),
+                                                          len(moves), pos.side_to_move)
         lengths.add(length)
         solver.new_problem()
         _, _, _, again = solver.search(pos, 1_000_000, max_depth=length + 2)
