@@ -3,6 +3,7 @@
 import pytest
 
 from test_dfpn import _rows, assert_line_mates_under_cshogi
+from tsume import notation
 from tsume.position import Position
 from tsume.solver import solve
 
@@ -264,3 +265,56 @@ def test_wider_rule_takes_unsettled_interpositions_as_futile():
     assert pn == 0 and length == 5 and unsettled > 0
     pn, dn, _, unsettled = search(3, 5, RULE_D2)
     assert pn != 0 and unsettled > 0        # the same interpositions held as defences
+
+
+def test_a_line_read_from_the_proofs_is_never_shorter_than_the_mate():
+    """When the defender's longest defences cannot be read to the end (the table lost
+    the proofs below them), the read must not fall back on a reply that loses sooner:
+    that line would claim a mate shorter than the shortest (図巧23 once came out as a
+    27-ply line, not exact, for a 31-ply mate). Here every defence that lasts three
+    plies or more loses its proofs one ply down; only short lines stay readable, and
+    the read for the proven bound finds none."""
+    from tsume import movegen
+    from tsume.answer import line_of_length, stored_proof_length
+    from tsume.solver import Solver
+
+    def extend(pos, move):
+        child = pos.copy()
+        child.push(move)
+        return child
+
+    def replies(pos):
+        return sorted(movegen.legal_moves_of(pos), key=notation.move_to_usi)
+
+    tried = 0
+    for cols in _rows("tanuki_generated.tsv"):
+        if cols[1] != "7":
+            continue
+        root = Position.from_sfen(cols[0])
+        attacker = root.side_to_move
+        solver = Solver(hash_mb=16)
+        solver.new_problem()
+        pn, _, _, upper = solver.search(root, 2_000_000, max_depth=7)
+        assert pn == 0 and int(upper) == 7, cols[2]
+
+        def stored(pos):
+            return stored_proof_length(solver, pos, attacker, solver.salt)
+        assert len(line_of_length(root, 7, stored, replies)) == 7, cols[2]
+        forgotten = set()
+        for check in movegen.check_moves_of(root):
+            first = extend(root, check)
+            for reply in movegen.legal_moves_of(first):
+                second = extend(first, reply)
+                bound = stored(second)
+                if bound is not None and bound >= 3:
+                    forgotten.update(extend(second, c) for c in movegen.check_moves_of(second))
+
+        def forgetful(pos):
+            return None if pos in forgotten else stored(pos)
+        if line_of_length(root, 3, forgetful, replies) is None:
+            continue                    # no short line to fall back on here
+        tried += 1
+        assert line_of_length(root, 7, forgetful, replies) is None, cols[2]
+        if tried == 5:
+            return
+    assert tried, "no tanuki 7-ply row with a quickly lost defence"

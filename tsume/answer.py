@@ -57,21 +57,26 @@ def stored_proof_length(solver, pos, attacker, salt):
 
 
 def line_of_length(root, length, proof_length, defences, max_steps=5_000):
-    """The longest mating line of at most `length` plies that can be read from stored
-    proofs; None if none can. proof_length(pos) is the shortest stored proof of pos
-    (None if none): an upper bound of its value only. defences(pos) are the defender's
-    replies that count (USI order). The attacker plays the check with the shortest
-    proof (display order among equals); the defender tries replies by longest proof
-    first, backtracking (branch and bound on those bounds) while a longer line may
-    exist, and stopping at one of `length` plies. The line ends where the defender has
-    no reply that counts. An explicit stack, so lines of any length fit; max_steps
-    bounds the attacker nodes visited."""
-    best_line = None
+    """A mating line read from stored proofs, of at most `length` plies (a proven bound
+    of the root's mate) and never shorter than the root's shortest proven mate; None if
+    none can be read. proof_length(pos) is the shortest stored proof of pos (None if
+    none): an upper bound of its value only. defences(pos) are the defender's replies
+    that count (USI order). The attacker plays the check with the shortest proof
+    (display order among equals); the defender tries replies by longest proof first,
+    backtracking when a reply's proof cannot be read to the end. The line ends where
+    the defender has no reply that counts. An explicit stack, so lines of any length
+    fit; max_steps bounds the attacker nodes visited.
+
+    Why the floor: a defender who leaves his longest defence (its proof unreadable)
+    for a shorter one gives a line shorter than the mate, which would claim a mate
+    shorter than the shortest. A line at least as long as a proven bound of the root
+    (`length`, or one more than its first check's proof) claims nothing false."""
+    floor = length
     moves, stack = [], []
     pos, steps = root.copy(), 0
     while True:
         steps += 1
-        if steps <= max_steps:
+        if steps <= max_steps and len(moves) < length:
             best = None
             for move in sorted(movegen.check_moves_of(pos), key=display_order):
                 child = pos.copy()
@@ -80,6 +85,8 @@ def line_of_length(root, length, proof_length, defences, max_steps=5_000):
                 if bound is not None and (best is None or bound < best[0]):
                     best = (bound, move, child)
             if best is not None:
+                if not moves:
+                    floor = min(length, best[0] + 1)
                 moves.append(notation.move_to_usi(best[1]))
                 candidates = []
                 for move in defences(best[2]):
@@ -93,22 +100,19 @@ def line_of_length(root, length, proof_length, defences, max_steps=5_000):
                 # Bounds read from different proofs need not agree (a table that
                 # dropped an entry keeps a longer proof): a line past `length` is
                 # not taken.
-                if candidates == [] and len(moves) <= length:
-                    if best_line is None or len(moves) > len(best_line):
-                        best_line = list(moves)
-                        if len(best_line) >= length:
-                            return best_line
-                elif candidates:
+                if candidates == [] and floor <= len(moves) <= length:
+                    return list(moves)
+                if candidates:
                     candidates.sort(key=lambda c: c[0])
                     stack.append([candidates, 0, len(moves)])
-        # Next defender choice: the top frame's next candidate that may still give a
-        # longer line than the best one, else backtrack.
+        # Next defender choice: the top frame's next candidate whose proof may still
+        # reach the floor, else backtrack.
         while stack:
             frame = stack[-1]
             if frame[1] < len(frame[0]):
                 bound, usi, child = frame[0][frame[1]]
                 frame[1] += 1
-                if best_line is not None and frame[2] + 1 - bound <= len(best_line):
+                if frame[2] + 1 - bound < floor:
                     frame[1] = len(frame[0])    # sorted by bound: none further can
                     continue
                 del moves[frame[2]:]
@@ -117,7 +121,7 @@ def line_of_length(root, length, proof_length, defences, max_steps=5_000):
                 break
             stack.pop()
         else:
-            return best_line
+            return None
 
 
 def _hand_is_empty(pos, colour):
@@ -377,10 +381,9 @@ def find_answer(solver, root, proof_line, upper, yozume_nodes=100_000, check_yoz
         if bound != len(moves):
             # The proof line may be longer than that mate, or shorter (its defender
             # may give up early): read one from the proofs of the analysis and of the
-            # main search, and keep it if it is closer to the bound.
+            # main search, as long as a proven bound and no longer than this one.
             other = line_of_length(root, bound, proof_length, replies)
-            if other is not None and (len(moves) > bound or len(other) > len(moves)) \
-                    and verify_mating_line(root, other):
+            if other is not None and verify_mating_line(root, other):
                 moves = other
         exact = length is not None and length == len(moves)
         finder.henka, finder.last_move_alternatives = [], []
