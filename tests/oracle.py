@@ -1,4 +1,6 @@
 """Independent move generators (cshogi, python-shogi) used as oracles in tests and bench."""
+import time
+
 import cshogi
 
 
@@ -27,3 +29,85 @@ def cshogi_checks(board):
 def python_shogi_legal(sfen):
     import shogi
     return {m.usi() for m in shogi.Board(sfen).legal_moves}
+
+
+def cshogi_mates_within(sfen, plies, propose):
+    """Does the side to move mate within `plies` against every defence? Decided by
+    cshogi alone: it generates every move, and a defender without a legal reply in
+    check is mated. propose(board, plies) only names the checks worth trying first
+    (USI strings, any order): a bad proposal can make the answer False, never True.
+    A plain minimax bounded by depth (no path rules are needed: the tree is finite),
+    with what was shown at each position and depth remembered."""
+    board = cshogi.Board(sfen)
+    mated_by, not_shown = {}, {}
+
+    def key():
+        return " ".join(board.sfen().split()[:3])
+
+    def attacker_mates(plies):
+        if plies < 1:
+            return False
+        k = key()
+        if mated_by.get(k, plies + 1) <= plies:
+            return True
+        if not_shown.get(k, -1) >= plies:
+            return False
+        checks = cshogi_checks(board)
+        shown = False
+        for usi in propose(board, plies):
+            if usi not in checks:
+                continue
+            board.push_usi(usi)
+            shown = defender_mated(plies - 1)
+            board.pop()
+            if shown:
+                break
+        if shown:
+            mated_by[k] = min(mated_by.get(k, plies), plies)
+        else:
+            not_shown[k] = max(not_shown.get(k, plies), plies)
+        return shown
+
+    def defender_mated(plies):
+        replies = cshogi_legal(board)
+        if not replies:
+            return board.is_check()
+        for usi in sorted(replies):
+            board.push_usi(usi)
+            held = not attacker_mates(plies - 1)
+            board.pop()
+            if held:
+                return False
+        return True
+
+    return attacker_mates(plies)
+
+
+class OutOfTime(Exception):
+    pass
+
+
+def proposer(solver, attacker, nodes=2_000_000, deadline=None):
+    """A propose(board, plies) for cshogi_mates_within from our engine: the checks whose
+    proof stored in `solver`'s table fits in the plies left, shortest first; when none
+    does, a search within those plies first (once). Raises OutOfTime past `deadline`."""
+    from tsume import movegen, notation
+    from tsume.position import Position
+
+    def propose(board, plies):
+        if deadline is not None and time.perf_counter() > deadline:
+            raise OutOfTime
+        pos = Position.from_sfen(board.sfen())
+        for searched in (False, True):
+            found = []
+            for move in movegen.check_moves_of(pos):
+                child = pos.copy()
+                child.push(move)
+                known, out = solver.probe(child, attacker)
+                if known and out[0] == 0 and out[2] <= plies - 1:
+                    found.append((int(out[2]), notation.move_to_usi(move)))
+            if found or searched:
+                break
+            solver.search(pos, nodes, deadline, max_depth=plies)
+        return [usi for _, usi in sorted(found)]
+    return propose

@@ -2,10 +2,11 @@
 
 import pytest
 
+from oracle import cshogi_mates_within, proposer
 from test_dfpn import _rows, assert_line_mates_under_cshogi
 from tsume import notation
 from tsume.position import Position
-from tsume.solver import solve
+from tsume.solver import Solver, solve
 
 cshogi = pytest.importorskip("cshogi")
 
@@ -153,6 +154,26 @@ def test_short_classics_have_their_published_length(pid):
     assert result.status == "mate" and result.exact
     assert result.length == result.strict_length == int(cols[1]) == 21
     assert_line_mates_under_cshogi(cols[0], result.moves)
+    # The length itself, checked by a proof tree cshogi walks against every defence.
+    solver = Solver(hash_mb=64)
+    solver.new_problem()
+    propose = proposer(solver, Position.from_sfen(cols[0]).side_to_move)
+    assert cshogi_mates_within(cols[0], 21, propose)
+    assert not cshogi_mates_within(cols[0], 19, propose)
+
+
+def test_the_independent_tree_check_agrees_with_the_recorded_lengths():
+    """cshogi_mates_within (cshogi walks the tree, our engine only proposes checks), the
+    check bench/verify_lengths.py runs on the collections, on recorded shortest mates:
+    a mate within the recorded length, none within two plies less."""
+    rows = [c for c in _rows("tanuki_generated.tsv") if int(c[1]) >= 9][:40]
+    assert len(rows) == 40
+    for cols in rows:
+        solver = Solver(hash_mb=16)
+        solver.new_problem()
+        propose = proposer(solver, Position.from_sfen(cols[0]).side_to_move)
+        assert cshogi_mates_within(cols[0], int(cols[1]), propose), cols[2]
+        assert not cshogi_mates_within(cols[0], int(cols[1]) - 2, propose), cols[2]
 
 
 def test_exact_length_starts_from_the_proof_bound_not_the_proof_line():
@@ -161,7 +182,6 @@ def test_exact_length_starts_from_the_proof_bound_not_the_proof_line():
     exact; the analysis must start from the proof's own length bound."""
     from tsume import movegen, notation
     from tsume.answer import find_answer
-    from tsume.solver import Solver, solve
     for cols in _rows("tanuki_generated.tsv"):
         if cols[1] != "7":
             continue
@@ -200,7 +220,6 @@ def test_out_of_budget_analysis_reports_the_shortest_mate_it_found():
     answer is the shorter line (read from the depth-limited proofs), not the proof's,
     and not exact. (Any of the three problems will do: the first whose proof is long.)"""
     from tsume.answer import find_answer
-    from tsume.solver import Solver
     for pid in ("zukou-094", "zukou-040", "zukou-034"):
         cols = next(c for c in _rows("zuko.tsv") if c[2] == pid)
         root = Position.from_sfen(cols[0])
@@ -225,7 +244,6 @@ def test_rule_mode_settles_a_futile_interposition_inside_a_classic():
     interposition; the published 作意 (23) does not count it. Beyond the Python
     minimax's reach, the engine's rule mode finds the 23 and proves nothing shorter
     (every futility question its last disproof met settled)."""
-    from tsume.solver import Solver
     cols = next(c for c in _rows("zuko.tsv") if c[2] == "zukou-018")
     # A table of its own: settling takes ~5M of the analysis's 10M nodes, and a table
     # shared with the earlier tests' leftovers made that margin vary from run to run.
@@ -247,7 +265,6 @@ def test_wider_rule_takes_unsettled_interpositions_as_futile():
     settled."""
     import numpy as np
     from tsume.dfpn import RULE_D2, RULE_KEEP
-    from tsume.solver import Solver
     cols = next(c for c in _rows("edge_cases.tsv") if c[2] == "sugyan-solver-issue1")
     pos = Position.from_sfen(cols[0])
     solver = Solver(hash_mb=16, seed=0)
@@ -276,7 +293,6 @@ def test_a_line_read_from_the_proofs_is_never_shorter_than_the_mate():
     the read for the proven bound finds none."""
     from tsume import movegen
     from tsume.answer import line_of_length, stored_proof_length
-    from tsume.solver import Solver
 
     def extend(pos, move):
         child = pos.copy()
