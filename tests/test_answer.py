@@ -290,7 +290,8 @@ def test_a_line_read_from_the_proofs_is_never_shorter_than_the_mate():
     that line would claim a mate shorter than the shortest (図巧23 once came out as a
     27-ply line, not exact, for a 31-ply mate). Here every defence that lasts three
     plies or more loses its proofs one ply down; only short lines stay readable, and
-    the read for the proven bound finds none."""
+    the read for the proven bound gives none unless a mate within the shorter line's
+    length is proven."""
     from tsume import movegen
     from tsume.answer import line_of_length, stored_proof_length
 
@@ -331,6 +332,13 @@ def test_a_line_read_from_the_proofs_is_never_shorter_than_the_mate():
             continue                    # no short line to fall back on here
         tried += 1
         assert line_of_length(root, 7, forgetful, replies) is None, cols[2]
+        # A shorter line is given only when a mate within its length is proven.
+        asked = []
+        assert line_of_length(root, 7, forgetful, replies,
+                              confirm=lambda plies: asked.append(plies)) is None, cols[2]
+        assert asked and asked[0] < 7
+        short = line_of_length(root, 7, forgetful, replies, confirm=lambda plies: True)
+        assert len(short) == asked[0]
         if tried == 5:
             return
     assert tried, "no tanuki 7-ply row with a quickly lost defence"

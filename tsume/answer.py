@@ -19,6 +19,9 @@ from .solver import verify_mating_line
 # Mixed into the salt's high bits only: the low bits name the problem's generation in
 # the table (tt.py), which both namespaces share.
 _DEPTH_NAMESPACE = np.int64(0x5A5A_1234) << 32
+# Nodes the out-of-budget fallback may still spend to read a line as long as the
+# shortest mate proven, re-proving what the table lost on the way (line_of_length).
+REPROVE_NODES = 5_000_000
 
 
 class OutOfBudget(Exception):
@@ -56,22 +59,28 @@ def stored_proof_length(solver, pos, attacker, salt):
     return best
 
 
-def line_of_length(root, length, proof_length, defences, max_steps=5_000):
-    """A mating line read from stored proofs, of at most `length` plies (a proven bound
-    of the root's mate) and never shorter than the root's shortest proven mate; None if
-    none can be read. proof_length(pos) is the shortest stored proof of pos (None if
-    none): an upper bound of its value only. defences(pos) are the defender's replies
-    that count (USI order). The attacker plays the check with the shortest proof
-    (display order among equals); the defender tries replies by longest proof first,
-    backtracking when a reply's proof cannot be read to the end. The line ends where
-    the defender has no reply that counts. An explicit stack, so lines of any length
-    fit; max_steps bounds the attacker nodes visited.
+def line_of_length(root, length, proof_length, defences, max_steps=5_000, reprove=None,
+                   confirm=None):
+    """The longest mating line of at most `length` plies (a proven bound of the root's
+    mate) that can be read from stored proofs, if it claims nothing false; else None.
+    proof_length(pos) is the shortest stored proof of pos (None if none): an upper
+    bound of its value only. defences(pos) are the defender's replies that count (USI
+    order). The attacker plays the check with the shortest proof (display order among
+    equals); the defender tries replies by longest proof first, backtracking (branch
+    and bound on those bounds) while a longer line may exist, and stopping at one of
+    `length` plies. The line ends where the defender has no reply that counts. An
+    explicit stack, so lines of any length fit; max_steps bounds the attacker nodes
+    visited. reprove(pos, plies), if given, is asked for a reply whose proof the table
+    lost (or never stored: a drop proven like its twin): its mate length within
+    `plies`, or None.
 
-    Why the floor: a defender who leaves his longest defence (its proof unreadable)
-    for a shorter one gives a line shorter than the mate, which would claim a mate
-    shorter than the shortest. A line at least as long as a proven bound of the root
-    (`length`, or one more than its first check's proof) claims nothing false."""
+    A line shorter than the root's proven bound (`length`, or one more than its first
+    check's proof) may be one where the defender left his longest defence, its proof
+    unreadable, for a reply that loses sooner: it would claim a mate shorter than the
+    shortest. Such a line is returned only if confirm(plies) proves a mate within its
+    length (without confirm, never)."""
     floor = length
+    best_line = None
     moves, stack = [], []
     pos, steps = root.copy(), 0
     while True:
@@ -93,6 +102,8 @@ def line_of_length(root, length, proof_length, defences, max_steps=5_000):
                     child = best[2].copy()
                     child.push(move)
                     bound = proof_length(child)
+                    if bound is None and reprove is not None:
+                        bound = reprove(child, length - len(moves) - 1)
                     if bound is None:
                         candidates = None       # a reply without a proof: not readable
                         break
@@ -100,19 +111,22 @@ def line_of_length(root, length, proof_length, defences, max_steps=5_000):
                 # Bounds read from different proofs need not agree (a table that
                 # dropped an entry keeps a longer proof): a line past `length` is
                 # not taken.
-                if candidates == [] and floor <= len(moves) <= length:
-                    return list(moves)
-                if candidates:
+                if candidates == [] and len(moves) <= length:
+                    if best_line is None or len(moves) > len(best_line):
+                        best_line = list(moves)
+                        if len(best_line) >= length:
+                            return best_line
+                elif candidates:
                     candidates.sort(key=lambda c: c[0])
                     stack.append([candidates, 0, len(moves)])
-        # Next defender choice: the top frame's next candidate whose proof may still
-        # reach the floor, else backtrack.
+        # Next defender choice: the top frame's next candidate that may still give a
+        # longer line than the best one, else backtrack.
         while stack:
             frame = stack[-1]
             if frame[1] < len(frame[0]):
                 bound, usi, child = frame[0][frame[1]]
                 frame[1] += 1
-                if frame[2] + 1 - bound < floor:
+                if best_line is not None and frame[2] + 1 - bound <= len(best_line):
                     frame[1] = len(frame[0])    # sorted by bound: none further can
                     continue
                 del moves[frame[2]:]
@@ -121,7 +135,10 @@ def line_of_length(root, length, proof_length, defences, max_steps=5_000):
                 break
             stack.pop()
         else:
-            return None
+            break
+    if best_line is None or len(best_line) >= floor:
+        return best_line
+    return best_line if confirm is not None and confirm(len(best_line)) else None
 
 
 def _hand_is_empty(pos, colour):
@@ -175,6 +192,23 @@ class AnswerFinder:
             if self.mate_within(child, depth - 1) is None:
                 return False
         return True
+
+    def reprover(self, total_nodes):
+        """reprove(pos, plies) for line_of_length once the analysis's node budget is
+        spent (its deadline still holds): a search within `plies` (in the analysis namespace, where its proof stays
+        readable) with up to total_nodes nodes in all; the proof length, or None."""
+        stop_at = self.solver.nodes + total_nodes
+
+        def reprove(pos, plies):
+            left = stop_at - self.solver.nodes
+            if left <= 0 or plies < 1 or (self.deadline is not None
+                                          and time.perf_counter() >= self.deadline):
+                return None
+            pn, _, _, length = self.solver.search(pos, min(left, self.query_nodes),
+                                                  deadline=self.deadline, max_depth=plies,
+                                                  salt=self.salt)
+            return int(length) if pn == 0 else None
+        return reprove
 
     # ------------------------------------------------------------ length
     def exact_length(self, upper):
@@ -382,7 +416,9 @@ def find_answer(solver, root, proof_line, upper, yozume_nodes=100_000, check_yoz
             # The proof line may be longer than that mate, or shorter (its defender
             # may give up early): read one from the proofs of the analysis and of the
             # main search, as long as a proven bound and no longer than this one.
-            other = line_of_length(root, bound, proof_length, replies)
+            reprove = finder.reprover(REPROVE_NODES)
+            other = line_of_length(root, bound, proof_length, replies, reprove=reprove,
+                                   confirm=lambda plies: reprove(root, plies) is not None)
             if other is not None and verify_mating_line(root, other):
                 moves = other
         exact = length is not None and length == len(moves)

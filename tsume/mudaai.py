@@ -246,16 +246,18 @@ class FutilityRule:
         return False
 
     # ------------------------------------------------------------ line
-    def line(self, root, salt, length):
+    def line(self, root, salt, length, reprove, confirm):
         """The longest line up to `length` plies read from the proofs of the rule
         namespace and the main one, ending where only futile interpositions are left
-        (see answer.line_of_length); None when none can be read."""
+        (see answer.line_of_length, which calls reprove(pos, plies) for a reply whose
+        proof is not in the table and confirm(plies) for a line shorter than the
+        proven bound); None when none can be read."""
         def defences(pos):
             return [m for m in sorted(movegen.legal_moves_of(pos), key=notation.move_to_usi)
                     if not self.is_futile(pos, m)]
         return line_of_length(root, length,
                               lambda pos: stored_proof_length(self.solver, pos, self.attacker, salt),
-                              defences)
+                              defences, reprove=reprove, confirm=confirm)
 
 
 def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
@@ -313,13 +315,30 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
                 continue
             if pn != 0:
                 break
-            new_line = rule.line(root, salt, int(found))
+            proven = [int(found)]
+
+            def within(pos, plies):
+                # The mate length by the rule within `plies`, from a search in this
+                # namespace (a proof the read needs and the table lost), or None.
+                pn, _, _, length = solver.search(pos, min(query_nodes, max(0, stop_at - solver.nodes)),
+                                                 deadline=deadline, max_depth=plies, salt=salt,
+                                                 rule=True)
+                return int(length) if pn == 0 else None
+
+            def confirm(plies):
+                # A line shorter than the proof counts once a mate within its length
+                # is proven (its defender may have left a longer defence unread).
+                length = within(root, plies)
+                if length is not None:
+                    proven.append(length)
+                return length is not None
+            new_line = rule.line(root, salt, int(found), within, confirm)
             if new_line is None or not verify_mating_line(root, new_line, rule=True):
                 break
             answered = True
             # The next question counts down from the proven bound, not from the line,
-            # whose defender may give up early (then the length is not settled).
-            length, line = int(found), new_line
+            # which may be longer than the bound (bounds read from different proofs).
+            length, line = min(proven), new_line
             if rule.settle_line(root, new_line):
                 # New futile interpositions: what the rule namespace disproved may no
                 # longer hold, so continue in a fresh one (its proofs stay true).
