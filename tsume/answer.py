@@ -438,12 +438,15 @@ def find_answer(solver, root, proof_line, upper, yozume_nodes=100_000, check_yoz
         if rule is None:
             answer.mudaai = "not evaluated (budget)"
         else:
-            # exact: the strict analysis settled the length, or the rule's did (no
-            # shorter mate by the rule, so none strictly); "not fully evaluated" below
-            # says when the rule's own minimality stayed open.
+            # exact: a shorter line by the rule is exact when the rule's analysis
+            # proved nothing shorter (that the strict length is the shortest says
+            # nothing of it); the strict line stays exact when the strict analysis
+            # settled it, or the rule's did (no shorter mate by the rule, so none
+            # strictly). "not fully evaluated" says when the rule's minimality stayed
+            # open.
             if rule[1] is not None:
                 answer.length, answer.moves = rule[0], rule[1]
-                answer.exact = answer.exact or rule[2]
+                answer.exact = rule[2]
                 finder.henka, finder.last_move_alternatives = [], []
             elif rule[2] and rule[0] == len(moves):
                 answer.exact = True
