@@ -61,7 +61,9 @@ def test_tanuki_main_lines_equal_the_recorded_solutions():
                 assert _explained(full, recorded), (cols[2], full.moves, recorded, full.yozume)
     assert differing < len(rows) // 5
     assert 20 < len(shortened) < 150, shortened
-    assert len(open_rule) < 30, open_rule        # 11 when written
+    # A question left open only in the pass that found the line does not count: 1
+    # when written (tanuki-9-0565), 11 before that distinction.
+    assert len(open_rule) < 5, open_rule
 
 
 def test_marken_foo_lengths():

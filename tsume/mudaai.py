@@ -275,9 +275,13 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
         # upwards, so the first line found is the shortest. Cheap at these depths.
         try:
             for limit in range(1, bound - 1, 2):
+                # Only the passes that found nothing say the length is the shortest:
+                # a question left open in the pass that finds a line (counted as a
+                # real defence there) cannot make a shorter one.
+                open_below = rule.undecided
                 found = rule.value_or(root.copy(), limit)
                 if found is not None:
-                    return found[0], found[1], not rule.undecided
+                    return found[0], found[1], not open_below
             return bound, None, not rule.undecided
         except RuleBudgetExceeded:
             pass                        # too big for it: the engine's rule mode below
