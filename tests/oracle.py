@@ -84,13 +84,14 @@ def cshogi_mates_within(sfen, plies, propose):
 
 
 class OutOfTime(Exception):
-    pass
+    """The proposer's time or node budget ran out: the tree is undecided."""
 
 
 def proposer(solver, attacker, nodes=2_000_000, deadline=None):
     """A propose(board, plies) for cshogi_mates_within from our engine: the checks whose
     proof stored in `solver`'s table fits in the plies left, shortest first; when none
-    does, a search within those plies first (once). Raises OutOfTime past `deadline`."""
+    does, a search within those plies first (once). Raises OutOfTime past `deadline`
+    or when that search stops at its node budget."""
     from tsume import movegen, notation
     from tsume.position import Position
 
@@ -108,6 +109,9 @@ def proposer(solver, attacker, nodes=2_000_000, deadline=None):
                     found.append((int(out[2]), notation.move_to_usi(move)))
             if found or searched:
                 break
-            solver.search(pos, nodes, deadline, max_depth=plies)
+            pn, dn = solver.search(pos, nodes, deadline, max_depth=plies)[:2]
+            if pn != 0 and dn != 0:
+                # The search stopped at its budget: no proposal is not "no mate".
+                raise OutOfTime
         return [usi for _, usi in sorted(found)]
     return propose

@@ -2,7 +2,7 @@
 
 import pytest
 
-from oracle import cshogi_mates_within, proposer
+from oracle import OutOfTime, cshogi_mates_within, proposer
 from test_dfpn import _rows, assert_line_mates_under_cshogi
 from tsume import notation
 from tsume.position import Position
@@ -183,6 +183,15 @@ def test_the_independent_tree_check_agrees_with_the_recorded_lengths():
         propose = proposer(solver, Position.from_sfen(cols[0]).side_to_move)
         assert cshogi_mates_within(cols[0], int(cols[1]), propose), cols[2]
         assert not cshogi_mates_within(cols[0], int(cols[1]) - 2, propose), cols[2]
+
+    # A proposer out of nodes is undecided, never "no mate": with 10 nodes its searches
+    # stop before they prove anything, and the check must say so.
+    cols = rows[-1]
+    solver = Solver(hash_mb=16)
+    solver.new_problem()
+    starved = proposer(solver, Position.from_sfen(cols[0]).side_to_move, nodes=10)
+    with pytest.raises(OutOfTime):
+        cshogi_mates_within(cols[0], int(cols[1]), starved)
 
 
 def test_exact_length_starts_from_the_proof_bound_not_the_proof_line():
