@@ -9,10 +9,10 @@ and judges mate (tests/oracle.py, cshogi_mates_within); our engine only proposes
 check to try first at each attacker node (from its table, or a search within the plies
 left). So a "verified" row does not rest on our move generator or our search, and a
 length below the shortest mate can never be verified. "not verified" means the claim
-is false or our proposals missed the mate (both worth a look); "undecided" that the
-time limit came first. Reported lengths are upper bounds when not exact, so this is the
-check that they never understate; the minimality of exact lengths is a disproof this
-does not cover.
+is false or our proposals missed the mate (both worth a look); "undecided" that our
+proposals ran out of time or nodes first. Reported lengths are upper bounds when not
+exact, so this is the check that they never understate; the minimality of exact
+lengths is a disproof this does not cover.
 """
 import argparse
 import sys
