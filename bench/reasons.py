@@ -44,9 +44,7 @@ FILES = {"zukou": "zuko.tsv", "musou": "musou.tsv"}
 import numpy as np  # noqa: E402
 
 from tsume.dfpn import RULE_KEEP  # noqa: E402
-from tsume import movegen  # noqa: E402
-from tsume.answer import stored_proof_length  # noqa: E402
-from tsume.mudaai import FutilityRule, RuleBudgetExceeded, interposes  # noqa: E402
+from tsume.mudaai import FutilityRule, RuleBudgetExceeded  # noqa: E402
 from tsume.position import Position  # noqa: E402
 from tsume.solver import Solver, warm_up  # noqa: E402
 
@@ -76,7 +74,7 @@ def mate_within_keep_rule(solver, sfen, plies, time_limit, max_nodes):
     """Is there a mate within `plies` plies when an interposition is futile as soon as
     the checker can take it and still force mate, keeping the piece (dfpn.RULE_KEEP)?
     The engine takes interpositions of unknown futility as futile there, so its
-    disproof is final. Its proof is read back from the table (proof_holds), settling
+    disproof is final. Its proof is read back from the table (settle_proof), settling
     the futility of each interposition it took as futile; if one is not, the search
     runs again in a fresh namespace, where what was settled is known. Returns (True /
     False / None for the limits, whether a proof was found with unsettled
@@ -105,7 +103,7 @@ def mate_within_keep_rule(solver, sfen, plies, time_limit, max_nodes):
                 return True, assumed
             assumed = True
             retries = rule.retries
-            holds, progress = proof_holds(solver, rule, root, salt, plies)
+            holds, progress = rule.settle_proof(root, salt, plies)
             if holds:
                 return True, assumed
             if not progress and rule.retries == retries:
@@ -113,53 +111,6 @@ def mate_within_keep_rule(solver, sfen, plies, time_limit, max_nodes):
     except RuleBudgetExceeded:
         pass
     return None, assumed
-
-
-def proof_holds(solver, rule, root, salt, plies):
-    """Read the proof of root (mate within `plies`) from namespace `salt` and the main
-    one, settling (rule.settle) every interposition in it. Returns (does every one that
-    the search took as futile without knowing turn out futile, was anything settled
-    that was not before). Each is settled even after one fails, so that the next search
-    knows them all. The first is False also when the proof cannot be read."""
-    attacker = root.side_to_move
-    verified = set()
-    holds, progress = [True], [False]
-
-    def attacker_node(pos, left):
-        if (pos.key(), left) in verified:
-            return True
-        for move in movegen.check_moves_of(pos):
-            child = pos.copy()
-            child.push(move)
-            length = stored_proof_length(solver, child, attacker, salt)
-            if length is not None and length <= left - 1:
-                found, plain = solver.probe(child, attacker)   # a plain proof assumes nothing
-                if (found and plain[0] == 0 and plain[2] <= left - 1) \
-                        or defender_node(child, left - 1):
-                    verified.add((pos.key(), left))
-                    return True
-                return False
-        return False
-
-    def defender_node(pos, left):
-        for reply in movegen.legal_moves_of(pos):
-            if interposes(pos, reply):
-                new = rule.settle(pos, reply)
-                progress[0] |= new
-                if rule.is_futile(pos, reply):          # (settled: read from its cache)
-                    continue
-                if new or rule.is_open(pos, reply):
-                    # The search knew nothing of it, so took it as futile: it is not (or
-                    # still not known).
-                    holds[0] = False
-                    continue
-            child = pos.copy()
-            child.push(reply)
-            if not attacker_node(child, left - 1):
-                return False
-        return True
-
-    return attacker_node(root, plies) and holds[0], progress[0]
 
 
 def classify(row, sfen, time_limit, max_nodes, solver):

@@ -61,9 +61,10 @@ def test_tanuki_main_lines_equal_the_recorded_solutions():
                 assert _explained(full, recorded), (cols[2], full.moves, recorded, full.yozume)
     assert differing < len(rows) // 5
     assert 20 < len(shortened) < 150, shortened
-    # A question left open only in the pass that found the line does not count: 1
-    # when written (tanuki-9-0565), 11 before that distinction.
-    assert len(open_rule) < 5, open_rule
+    # A question left open only in the pass that found the line does not count (11
+    # before that distinction), and one left open below it is settled by a search that
+    # takes every unsettled interposition as futile (tanuki-9-0565 before that).
+    assert not open_rule, open_rule
 
 
 def test_marken_foo_lengths():
@@ -157,10 +158,12 @@ def test_kif_answer_reads_back_in_python_shogi():
 
 @pytest.mark.parametrize("pid", ["zukou-002", "zukou-005"])
 def test_short_classics_have_their_published_length(pid):
-    """将棋図巧 2 and 5 (21 plies each), proven shortest."""
+    """将棋図巧 2 and 5 (21 plies each), proven shortest, by the 無駄合 rule too (図巧2's
+    rule minimality stayed open after 10M nodes before no_mate_within)."""
     cols = next(c for c in _rows("zuko.tsv") if c[2] == pid)
     result = solve(Position.from_sfen(cols[0]), yozume=False)   # node-bounded: deterministic
     assert result.status == "mate" and result.exact
+    assert result.mudaai == "not counted"
     assert result.length == result.strict_length == int(cols[1]) == 21
     assert_line_mates_under_cshogi(cols[0], result.moves)
     # The length itself, checked by a proof tree cshogi walks against every defence.
@@ -282,7 +285,7 @@ def test_wider_rule_takes_unsettled_interpositions_as_futile():
     by rule D2 and 7 counting its futile interposition; on a fresh table nothing is
     settled."""
     import numpy as np
-    from tsume.dfpn import RULE_D2, RULE_KEEP
+    from tsume.dfpn import RULE_D2, RULE_D2_DISPROVE, RULE_KEEP
     cols = next(c for c in _rows("edge_cases.tsv") if c[2] == "sugyan-solver-issue1")
     pos = Position.from_sfen(cols[0])
     solver = Solver(hash_mb=16, seed=0)
@@ -300,6 +303,27 @@ def test_wider_rule_takes_unsettled_interpositions_as_futile():
     assert pn == 0 and length == 5 and unsettled > 0
     pn, dn, _, unsettled = search(3, 5, RULE_D2)
     assert pn != 0 and unsettled > 0        # the same interpositions held as defences
+    # D2 with the unsettled ones taken as futile: disproofs that hold for D2.
+    pn, dn, _, unsettled = search(4, 3, RULE_D2_DISPROVE)
+    assert dn == 0 and unsettled > 0
+    pn, _, length, unsettled = search(5, 5, RULE_D2_DISPROVE)
+    assert pn == 0 and length == 5 and unsettled > 0
+
+
+def test_no_mate_within_settles_what_a_shorter_mate_would_need():
+    """FutilityRule.no_mate_within: sugyan-solver-issue1 mates in 5 by rule D2 (7
+    counting its futile interposition). No mate within 3 is proven; within 5 there is
+    one, which the questions it settles confirm (so no disproof), and within 7 too."""
+    from tsume.mudaai import FutilityRule
+    cols = next(c for c in _rows("edge_cases.tsv") if c[2] == "sugyan-solver-issue1")
+    pos = Position.from_sfen(cols[0])
+    solver = Solver(hash_mb=16, seed=0)
+    solver.new_problem()
+    rule = FutilityRule(solver, pos.side_to_move)
+    assert rule.no_mate_within(pos, 3, max_nodes=5_000_000)
+    assert not rule.no_mate_within(pos, 5, max_nodes=5_000_000)
+    assert rule.settled_count() > 0
+    assert not rule.no_mate_within(pos, 7, max_nodes=5_000_000)
 
 
 def test_a_line_read_from_the_proofs_is_never_shorter_than_the_mate():

@@ -45,8 +45,11 @@ FIXED_DEPTH_REPLIES = 1
 # that more interpositions are futile and mates are no longer (bench/reasons.py). An
 # interposition of unknown futility is a defence under RULE_D2, which keeps its proofs
 # sound, and futile under RULE_KEEP, which keeps its disproofs sound (a proof there
-# holds only if none was met: control[1] == 0).
-RULE_PLAIN, RULE_D2, RULE_KEEP = 0, 1, 2
+# holds only if none was met: control[1] == 0). RULE_D2_DISPROVE is D2 with an
+# interposition of unknown futility taken as futile: the defender has at most the
+# defences it has under D2, so a disproof there says no mate within the depth by D2
+# whatever is still unknown (mudaai.py: a shorter mate ruled out in one search).
+RULE_PLAIN, RULE_D2, RULE_KEEP, RULE_D2_DISPROVE = 0, 1, 2, 3
 STOP_NONE, STOP_NODES, STOP_FLAG, STOP_DEPTH = 0, 1, 2, 3
 # Where a search that proved its root leaves a mating line: the moves in the
 # workspace's `line_moves`, and in the last work array (`small`) their number (0: none)
@@ -492,8 +495,8 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
         d = DIRECTION_TO[ksq, checker]
         if to != ksq and DIRECTION_TO[ksq, to] == d and DIRECTION_TO[to, checker] == d:
             futile = _futility(board, hands, state, keys, thands, vals, known_salt, checker, to,
-                               attacker, rule == RULE_D2, scratch, look)
-    if futile == 1 or (futile < 0 and rule == RULE_KEEP):
+                               attacker, rule != RULE_KEEP, scratch, look)
+    if futile == 1 or (futile < 0 and rule >= RULE_KEEP):
         work_pn[ply, i] = 0
         work_dn[ply, i] = INF
         work_len[ply, i] = -1
