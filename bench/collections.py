@@ -15,7 +15,8 @@ Table, one row per problem: our verdict; our length (無駄合 rule: futile inte
 not counted) and strict length (every interposition counted); exact = length proven
 shortest (when "no", the length is that of the proof line: the exact-length analysis ran
 out of its node budget, and with --no-answer it is skipped); the published length and
-whether ours equals it; seconds = total wall time of our solve(), i.e. the proof search,
+whether ours equals it; 無駄合 = the rule's analysis: settled, open (its minimality
+rests on a futility question the budget left open) or budget (not done); seconds = total wall time of our solve(), i.e. the proof search,
 which the time limit bounds, plus the analysis that follows a proof, which gets its own
 node budget and, with a time limit, that much time again (shown as "analysis s"); nodes; peak RSS of our process so
 far; cshogi's DfPn and OslDfPn: verdict, length of their PV (not proven shortest),
@@ -61,7 +62,7 @@ MEMORY_LIMIT_MB = 24 * 1024
 OVERHEAD_MB = 700            # per process besides the table: Python, numba, cshogi
 OVER_FACTOR = 1.5            # "took much longer than the limit"
 
-COLUMNS = ["id", "verdict", "length", "strict", "exact", "published", "match", "seconds",
+COLUMNS = ["id", "verdict", "length", "strict", "exact", "無駄合", "published", "match", "seconds",
            "analysis s", "nodes", "peak RSS MB",
            "DfPn", "DfPn len", "DfPn s", "OslDfPn", "OslDfPn len", "OslDfPn s",
            "KH", "KH s"]
@@ -168,7 +169,7 @@ def run_ours(sfen, time_limit, hash_mb, answer):
         row["nomate"] = r.status == "nomate"
         row["nodes"] = r.nodes
         if r.status == "mate":
-            row.update(length=r.length, strict=r.strict_length, exact=r.exact)
+            row.update(length=r.length, strict=r.strict_length, exact=r.exact, mudaai=r.mudaai)
     row["peak RSS MB"] = peak_rss_mb()
     return row
 
@@ -281,6 +282,7 @@ def table_row(p):
     row = {
         "id": p["id"], "verdict": o["verdict"], "length": o.get("length", "-"),
         "strict": o.get("strict", "-"), "exact": ("yes" if o.get("exact") else "no") if o.get("mate") else "-",
+        "無駄合": _RULE_STATUS.get(o.get("mudaai"), "-") if o.get("mate") else "-",
         "published": p["published"] if p["published"] is not None else "-", "match": match,
         "seconds": _f(o["seconds"]), "analysis s": _f(o["analysis s"]) if o.get("mate") else "-",
         "nodes": f"{o['nodes']:,}" if "nodes" in o else "-", "peak RSS MB": f"{o['peak RSS MB']:.0f}",
@@ -292,6 +294,11 @@ def table_row(p):
         row[f"{name} len"] = q["length"] if q and q["length"] is not None else "-"
         row[f"{name} s"] = _f(q["seconds"]) if q else "-"
     return [str(row[c]) for c in COLUMNS]
+
+
+# Result.mudaai, shortened for the table.
+_RULE_STATUS = {"not counted": "settled", "not fully evaluated (budget)": "open",
+                "not evaluated (budget)": "budget", "counted": "off"}
 
 
 def summary(name, done, time_limit, peers):
@@ -350,7 +357,8 @@ def write_report(path, results, args, elapsed, final):
         out = ["# Collections: tsume vs published lengths, cshogi and KomoringHeights", "",
                f"`bench/collections.py` — {settings}.", "",
                "length: 無駄合 not counted; strict: every interposition counted; exact: length "
-               "proven shortest. seconds: our total wall time (proof + analysis). DfPn/OslDfPn "
+               "proven shortest; 無駄合: the rule's analysis settled (no shorter mate by the rule), "
+               "open (a futility question left open) or out of budget. seconds: our total wall time (proof + analysis). DfPn/OslDfPn "
                "len: their PV, not proven shortest. KH: from the problem file (`N?` = not proven "
                "shortest), run elsewhere with other limits.", "", "## Summary", ""]
         out += [f"- {line}" for line in lines_sum]
