@@ -381,7 +381,7 @@ class AnswerFinder:
 
 def find_answer(solver, root, proof_line, upper, yozume_nodes=100_000, check_yozume=True,
                 query_nodes=20_000_000, total_nodes=50_000_000, mudaai=True,
-                mudaai_nodes=20_000_000, deadline=None):
+                mudaai_nodes=20_000_000, deadline=None, rule_budget_of_its_own=False):
     """The tsume answer for a proven root. `upper` is the proof's length bound (from the
     search, not len(proof_line): the proof line's defender may give up early, so its
     length can be below the shortest forced mate). Falls back to the proof line
@@ -429,11 +429,15 @@ def find_answer(solver, root, proof_line, upper, yozume_nodes=100_000, check_yoz
     if mudaai:
         bound = length if exact else (finder.bound or upper)
         # The rule's analysis may cost up to twice what the problem cost so far (at
-        # least 10M nodes, at most mudaai_nodes and what the analysis budget left):
-        # enough for the classics, and a short problem does not wait long on
-        # interposition questions it cannot settle.
-        rule_nodes = min(mudaai_nodes, max(10_000_000, 2 * solver.nodes),
-                         max(0, finder.stop_at - solver.nodes))
+        # least 10M nodes, at most mudaai_nodes): enough for the classics, and a short
+        # problem does not wait long on interposition questions it cannot settle. It
+        # comes out of what the analysis budget left, unless rule_budget_of_its_own
+        # (no node limit was asked for): else the rule was never asked on two thirds
+        # of the classics, whose strict analysis used all of its budget (the deadline
+        # still bounds both).
+        rule_nodes = min(mudaai_nodes, max(10_000_000, 2 * solver.nodes))
+        if not rule_budget_of_its_own:
+            rule_nodes = min(rule_nodes, max(0, finder.stop_at - solver.nodes))
         rule = rule_answer(solver, root, bound, moves, total_nodes=rule_nodes, deadline=deadline)
         if rule is None:
             answer.mudaai = "not evaluated (budget)"

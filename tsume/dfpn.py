@@ -318,6 +318,73 @@ def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, 
 
 
 @njit(cache=True, _nrt=False)
+def _distant_checker(board, state, attacker):
+    """The square of the attacker's piece checking the defender's king from a distance
+    along a line (the only check the 無駄合 rule lets an interposition be futile
+    against), or -1: no check, a double check, or one from next to the king or a
+    knight's jump away."""
+    ksq = state[KING_SQ + 1 - attacker]
+    csq = sole_checker(board, state, ksq, attacker)
+    if csq < 0:
+        return -1
+    d = DIRECTION_TO[ksq, csq]
+    if d >= 8 or STEP[ksq, d] == csq:
+        return -1
+    return csq
+
+
+@njit(cache=True, inline="always")
+def _plain_reply(state, attacker, reply, checker):
+    """Is reply (of the defender, in check by the distant `checker`, or -1) a defence
+    under any 無駄合 rule: a king move, a capture of the checker, or any reply to a
+    check no piece can interpose against?"""
+    return checker < 0 or (reply >> 7) & 127 == state[KING_SQ + 1 - attacker] \
+        or reply & 127 == checker
+
+
+@njit(cache=True, _nrt=False)
+def _any_plain_reply(state, attacker, replies, n, checker):
+    """Is one of replies[:n] a _plain_reply?"""
+    for j in range(n):
+        if _plain_reply(state, attacker, replies[j], checker):
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _plain_reply_escapes(board, hands, state, attacker, replies, n, buf):
+    """Rule mode, a defender node with two plies left (replies[:n]): is there a
+    _plain_reply after which every check of the attacker leaves the defender a
+    _plain_reply too? Then no rule mates within the two plies (a mate by the rule
+    leaves the defender nothing but interpositions, and a plain reply never counts as
+    futile). Whatever futility the table knows or not. buf: 2 * MAX_MOVES of room.
+    Leaves the position as it was."""
+    checker = _distant_checker(board, state, attacker)
+    for j in range(n):
+        reply = replies[j]
+        if not _plain_reply(state, attacker, reply, checker):
+            continue
+        cap = do_move(board, hands, state, reply)
+        escapes = True
+        nc = check_moves(board, hands, state, buf)
+        answers = buf[MAX_MOVES:]
+        for i in range(nc):
+            c = buf[i]
+            cap_c = do_move(board, hands, state, c)
+            ne = evasions(board, hands, state, answers, _NO)
+            plain = _any_plain_reply(state, attacker, answers, ne,
+                                     _distant_checker(board, state, attacker))
+            undo_move(board, hands, state, c, cap_c)
+            if not plain:
+                escapes = False
+                break
+        undo_move(board, hands, state, reply, cap)
+        if escapes:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
 def _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt, attacker, replies,
                        n, buf, quick):
     """Fixed-depth check at a new defender node (the king in check, its replies in
@@ -529,9 +596,14 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
     elif or_node:
         # Child is a defender node: its number of replies is the first guess.
         ne = evasions(board, hands, state, scratch, _NO)
-        if ne > 0 and child_remaining < 2 and not rule:
-            # Not mate now, and no ply left to mate later. (In rule mode the replies may
-            # all be futile interpositions: such a node must be expanded.)
+        # At the horizon a reply that no rule calls futile (_plain_reply) escapes in
+        # rule mode too (図巧30's rule question within 15 plies: over 2M nodes when
+        # every such node was expanded, 1M after).
+        if ne > 0 and child_remaining < 2 and (not rule or _any_plain_reply(
+                state, attacker, scratch, ne, _distant_checker(board, state, attacker))):
+            # Not mate now, and no ply left to mate later. (In rule mode only when some
+            # reply is not an interposition: else they may all be futile, and the node
+            # must be expanded.)
             work_pn[ply, i] = INF
             work_dn[ply, i] = 0
             work_len[ply, i] = child_remaining
@@ -544,6 +616,9 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
         else:
             # Two plies left (a depth-limited search near its horizon): the 2-ply check
             # decides the node either way, for less than expanding it would cost.
+            # (Not in rule mode: there a reply without a mate in one may still be mated
+            # in one by the rule, by a check that leaves only futile interpositions;
+            # _plain_reply_escapes asks what can be asked.)
             horizon = child_remaining == 2 and not rule
             proof = np.int64(-1)
             if (ne <= FIXED_DEPTH_REPLIES or horizon) and child_remaining >= 2 \
@@ -556,9 +631,10 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
                 work_hand[ply, i] = proof
                 work_len[ply, i] = 2
                 tt_store(keys, thands, vals, generation, ck, proof, _0, INF, 1 + 2 * ne, _2)
-            elif horizon:
+            elif horizon or (rule and child_remaining == 2 and _plain_reply_escapes(
+                    board, hands, state, attacker, scratch, ne, buf)):
                 # A reply with no mate in one: no mate within the two plies left. (In
-                # rule mode a futile reply would not count, so there it is not decided.)
+                # rule mode, a reply that escapes a mate by any rule: see above.)
                 work_pn[ply, i] = INF
                 work_dn[ply, i] = 0
                 work_len[ply, i] = child_remaining

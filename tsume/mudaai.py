@@ -61,6 +61,7 @@ class FutilityRule:
         self._retried = {}          # ... and how often asked again, with larger budgets
         self.retries = 0            # questions asked again, in all
         self.stop_at = None         # node count (solver.nodes) where every question stops
+        self._disprove_searches = 0  # (no_mate_within's namespaces)
 
     # ------------------------------------------------------------ mate existence
     def _attacker_mates(self, pos):
@@ -166,14 +167,17 @@ class FutilityRule:
             own = solver.nodes + max_nodes
             self.stop_at = own if saved is None else min(saved, own)
         try:
-            for fresh in range(1, 1 << 20):
+            while True:
                 left = query_nodes if self.stop_at is None else min(
                     query_nodes, self.stop_at - solver.nodes)
                 if left <= 0 or (self.deadline is not None
                                  and time.perf_counter() >= self.deadline):
                     return False
                 solver.control[1] = 0
-                salt = solver.salt ^ _DISPROVE_NAMESPACE ^ (np.int64(fresh) << 40)
+                # A namespace of its own each time: the proofs of an earlier one may
+                # rest on what has been settled since.
+                self._disprove_searches += 1
+                salt = solver.salt ^ _DISPROVE_NAMESPACE ^ (np.int64(self._disprove_searches) << 40)
                 pn, dn, _, _ = solver.search(root, left, deadline=self.deadline,
                                              max_depth=depth, salt=salt, rule=RULE_D2_DISPROVE)
                 if dn == 0:
@@ -425,6 +429,10 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
                 salt = solver.salt ^ _RULE_NAMESPACE ^ (np.int64(fresh) << 40)
                 continue
             if pn != 0:
+                # Out of budget. The search that takes unsettled interpositions as
+                # futile may still prove that nothing shorter exists.
+                if rule.no_mate_within(root, length - 2, query_nodes):
+                    answered = settled = True
                 break
             proven = [int(found)]
 

@@ -365,8 +365,9 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
     length, main line by the rules, 駒余り, 変同, and with yozume=True the 余詰 check
     (each alternative check gets up to yozume_nodes nodes per defender reply). The
     length analysis has its own budget: what `nodes` leaves (else max(20M, 10x the
-    proof's nodes)) and, with a time limit, that much time again; when it runs out the
-    verified proof line is reported with exact=False."""
+    proof's nodes), and the 無駄合 analysis up to 20M more) and, with a time limit,
+    that much time again; when it runs out the verified proof line is reported with
+    exact=False."""
     start = time.perf_counter()
     deadline = start + time_limit if time_limit else None
     solver = solver or shared_solver(hash_mb)
@@ -402,6 +403,7 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
                 found = find_answer(solver, pos, result.moves, int(proof_length),
                                     yozume_nodes=yozume_nodes, check_yozume=yozume,
                                     total_nodes=budget, mudaai=mudaai,
+                                    rule_budget_of_its_own=nodes is None,
                                     deadline=(time.perf_counter() + time_limit) if time_limit else None)
                 if verify_mating_line(pos, found.moves, rule=mudaai):
                     result.moves, result.length, result.exact = found.moves, found.length, found.exact
