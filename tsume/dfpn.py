@@ -767,14 +767,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
             child_remaining = max_depth - ply - 1
             if not or_node:
                 _chain_drops(moves, n, work_next[ply], work_wait[ply], last_drop)
-                checker[ply] = -1
-                if rule:
-                    ksq = state[KING_SQ + 1 - attacker]
-                    csq = sole_checker(board, state, ksq, attacker)
-                    if csq >= 0:
-                        d = DIRECTION_TO[ksq, csq]
-                        if d < 8 and STEP[ksq, d] != csq:
-                            checker[ply] = csq
+                checker[ply] = _distant_checker(board, state, attacker) if rule else -1
             if ply == 0 and max_depth >= 3 and not rule:
                 # (work_len's row is scratch here: the children's values overwrite it.)
                 j = _root_mate_in_three(board, hands, state, keys, thands, vals, generation, salt,

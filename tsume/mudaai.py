@@ -26,8 +26,8 @@ from . import pieces as P
 # Rule-mode searches get a namespace of their own (high bits of the salt only: the low
 # bits name the problem's generation in the table).
 _RULE_NAMESPACE = np.int64(0x3C3C_5678) << 32
-# ... and the searches of FutilityRule.no_mate_within others (bits 32-39 differ from
-# the rule namespaces' whatever their `fresh` bits 40 and up).
+# ... and the searches of FutilityRule.no_mate_within others (their bits 32-39 differ,
+# so the counters both keep in bits 40 and up never make the two meet).
 _DISPROVE_NAMESPACE = np.int64(0x2D2D_9ABC) << 32
 # Up to this many plies the rule's length comes from a Python minimax over the proven
 # tree (exact and quick there); beyond, from the engine's rule mode.
@@ -156,7 +156,7 @@ class FutilityRule:
         asked again (in a fresh namespace, as what was assumed may have changed) until
         it is disproven, or nothing more can be settled. The interpositions asked
         about are the few that a shorter mate would need, where a disproof under D2
-        meets thousands whose futility it needs (図巧2: settled in 0.2 s, where the
+        meets thousands whose futility it needs (図巧2: settled in 0.5 s, where the
         latter had left it open after 10M nodes). Within self.stop_at, if set, and
         max_nodes more nodes."""
         if depth < 1:
