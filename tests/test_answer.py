@@ -197,6 +197,51 @@ def test_the_independent_tree_check_agrees_with_the_recorded_lengths():
         cshogi_mates_within(cols[0], int(cols[1]), starved)
 
 
+def test_mated_within_agrees_with_a_full_cshogi_minimax(monkeypatch):
+    """AnswerFinder.mated_within (a defender node: is he mated within d plies?) gives
+    each reply a small budget first and a larger one to those still open. With a first
+    cap of 0 nodes (every reply left open) and a second of 1, its verdict on every
+    check of 5-ply tanuki problems, within 4 and 2 plies, must be that of a full
+    minimax in cshogi (every check tried, every reply, cshogi's mate test)."""
+    from oracle import cshogi_checks
+    from tsume import answer, movegen, notation
+    monkeypatch.setattr(answer, "_WIDENING", (0, 1, None))
+
+    def every_check(board, plies):
+        return sorted(cshogi_checks(board))
+
+    def oracle_mated_within(sfen, plies):
+        board = cshogi.Board(sfen)
+        replies = [cshogi.move_to_usi(m) for m in board.legal_moves if board.is_legal(m)]
+        if not replies:
+            return board.is_check()
+        for usi in replies:
+            board.push_usi(usi)
+            after = board.sfen()
+            board.pop()
+            if plies < 2 or not cshogi_mates_within(after, plies - 1, every_check):
+                return False
+        return True
+
+    rows = [c for c in _rows("tanuki_generated.tsv") if c[1] == "5"][:6]
+    assert len(rows) == 6
+    verdicts = set()
+    for cols in rows:
+        root = Position.from_sfen(cols[0])
+        solver = Solver(hash_mb=16, seed=0)
+        solver.new_problem()
+        finder = answer.AnswerFinder(solver, root)
+        for move in movegen.check_moves_of(root):
+            child = root.copy()
+            child.push(move)
+            for plies in (4, 2):
+                ours = finder.mated_within(child, plies)
+                assert ours == oracle_mated_within(child.sfen(), plies), \
+                    (cols[2], notation.move_to_usi(move), plies)
+                verdicts.add(ours)
+    assert verdicts == {True, False}
+
+
 def test_exact_length_starts_from_the_proof_bound_not_the_proof_line():
     """A proof line can be shorter than the shortest forced mate: its defender may pick a
     reply that loses sooner. Counting down from that line's length would 'prove' it

@@ -22,6 +22,8 @@ _DEPTH_NAMESPACE = np.int64(0x5A5A_1234) << 32
 # Nodes the out-of-budget fallback may still spend to read a line as long as the
 # shortest mate proven, re-proving what the table lost on the way (line_of_length).
 REPROVE_NODES = 5_000_000
+# Node caps of mated_within's passes over a defender's replies (None: the query budget).
+_WIDENING = (10_000, 200_000, None)
 
 
 class OutOfBudget(Exception):
@@ -166,12 +168,16 @@ class AnswerFinder:
             raise OutOfBudget
         return min(self.query_nodes, left)
 
-    def mate_within(self, pos, depth):
+    def mate_within(self, pos, depth, cap=None):
         """Attacker to move: can he force mate within `depth` plies? Returns the proof
-        length when yes, None when no; raises OutOfBudget when undecided."""
+        length when yes, None when no; raises OutOfBudget when undecided (within `cap`
+        nodes when given, else the query budget)."""
         if depth < 1:
             return None
-        pn, dn, _, length = self.solver.search(pos, self._budget(), deadline=self.deadline,
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            raise OutOfBudget
+        budget = self._budget() if cap is None else min(cap, self._budget())
+        pn, dn, _, length = self.solver.search(pos, budget, deadline=self.deadline,
                                                max_depth=depth, salt=self.salt)
         if pn == 0:
             return int(length)
@@ -180,17 +186,34 @@ class AnswerFinder:
         raise OutOfBudget
 
     def mated_within(self, pos, depth):
-        """Defender to move: is he mated within `depth` plies whatever he plays?"""
+        """Defender to move: is he mated within `depth` plies whatever he plays?
+        One reply that holds out settles it, and it is seldom the first in move order:
+        every reply first gets a small budget, then those still open a larger one
+        (the table keeps what each pass learned), so that a hard reply does not use
+        up the budget before an easy escape is looked at."""
         replies = movegen.legal_moves_of(pos)
         if not replies:
             return True
         if depth < 2:
             return False
+        open_replies = []
         for move in replies:
             child = pos.copy()
             child.push(move)
-            if self.mate_within(child, depth - 1) is None:
-                return False
+            open_replies.append(child)
+        for cap in _WIDENING:
+            still_open = []
+            for child in open_replies:
+                try:
+                    if self.mate_within(child, depth - 1, cap) is None:
+                        return False
+                except OutOfBudget:
+                    if cap is None:
+                        raise
+                    still_open.append(child)
+            open_replies = still_open
+            if not open_replies:
+                break
         return True
 
     def reprover(self, total_nodes):
