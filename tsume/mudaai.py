@@ -36,6 +36,9 @@ SHORT_BOUND = 13
 # times the budget of the last (50K nodes per reply, then 200K, 800K, 3.2M), all
 # within the analysis's own budget.
 RETRIES = 3
+# A futility question's first pass over the defender's replies gives each this many
+# nodes at most (_defender_mated).
+FIRST_PASS_NODES = 5_000
 
 
 class RuleBudgetExceeded(Exception):
@@ -64,15 +67,17 @@ class FutilityRule:
         self._disprove_searches = 0  # (no_mate_within's namespaces)
 
     # ------------------------------------------------------------ mate existence
-    def _attacker_mates(self, pos):
+    def _attacker_mates(self, pos, cap=None):
         """Attacker to move: the proof's length for a forced mate (any length), False
-        for none, None if the budget did not settle it."""
+        for none, None if the budget (the query's, or `cap` when smaller) did not
+        settle it."""
         if self.deadline is not None and time.perf_counter() >= self.deadline:
             raise RuleBudgetExceeded
         left = self.query_nodes if self.stop_at is None else self.stop_at - self.solver.nodes
         if left <= 0:
             raise RuleBudgetExceeded
-        pn, dn, _, length = self.solver.search(pos, min(self.query_nodes, left), deadline=self.deadline)
+        budget = min(self.query_nodes, left) if cap is None else min(self.query_nodes, left, cap)
+        pn, dn, _, length = self.solver.search(pos, budget, deadline=self.deadline)
         if pn == 0:
             return int(length)
         if dn == 0:
@@ -83,21 +88,32 @@ class FutilityRule:
         """Defender to move: a mate length bound if every reply is mated, False if one
         escapes, None if undecided (one escape is enough for False, so an undecided
         reply does not stop the others from being tried). A settled answer is written
-        to the main table, where the engine's rule mode reads it."""
+        to the main table, where the engine's rule mode reads it. Every reply first
+        gets a small budget (FIRST_PASS_NODES), so that an easy escape is found before
+        a hard reply spends the whole query budget."""
         worst = 0
+        open_replies = []
         for move in movegen.legal_moves_of(pos):
             child = pos.copy()
             child.push(move)
-            mates = self._attacker_mates(child)
-            if mates is False:
-                self.solver.store(pos, self.attacker, proven=False)
-                return False
-            if mates is None or worst is None:
-                worst = None
-            else:
-                worst = max(worst, mates + 1)
-        if worst is not None:
-            self.solver.store(pos, self.attacker, proven=True, length=worst)
+            open_replies.append(child)
+        for cap in (FIRST_PASS_NODES, None):
+            still_open = []
+            for child in open_replies:
+                mates = self._attacker_mates(child, cap)
+                if mates is False:
+                    self.solver.store(pos, self.attacker, proven=False)
+                    return False
+                if mates is None:
+                    still_open.append(child)
+                else:
+                    worst = max(worst, mates + 1)
+            open_replies = still_open
+            if not open_replies or FIRST_PASS_NODES >= self.query_nodes:
+                break
+        if open_replies:
+            return None
+        self.solver.store(pos, self.attacker, proven=True, length=worst)
         return worst
 
     # ------------------------------------------------------------ futility
