@@ -453,3 +453,23 @@ def test_a_line_read_from_the_proofs_is_never_shorter_than_the_mate():
         if tried == 5:
             return
     assert tried, "no tanuki 7-ply row with a quickly lost defence"
+
+
+def test_the_rule_analysis_goes_on_past_its_query_budget():
+    """図巧18 mates in 23 by the 無駄合 rule, 25 counting every interposition. Settling
+    23 takes the rule-mode search millions of nodes; given 5,000 a query, it must go on
+    where it stopped (doubling the query budget while the analysis has nodes left)
+    rather than give up with the length open."""
+    from tsume.mudaai import rule_answer
+    from tsume.solver import verify_mating_line
+    cols = next(c for c in _rows("zuko.tsv") if c[2] == "zukou-018")
+    root = Position.from_sfen(cols[0])
+    solver = Solver(hash_mb=64, seed=0)
+    strict = solve(root, solver=solver, mudaai=False, yozume=False)
+    assert strict.status == "mate" and strict.exact and strict.length == 25
+    found = rule_answer(solver, root, strict.length, list(strict.moves),
+                        query_nodes=5_000, total_nodes=10_000_000)
+    assert found is not None
+    length, line, settled = found
+    assert length == int(cols[1]) == 23 and settled
+    assert verify_mating_line(root, line, rule=True)

@@ -409,6 +409,11 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
     fresh = 0
     salt = solver.salt ^ _RULE_NAMESPACE
     length, line, settled, answered = bound, None, False, False
+    # What the searches in the current namespace met: interpositions of unknown
+    # futility (a search that ran out of its query budget is continued there, so a
+    # disproof may rest on what an earlier call met), and the paths to them.
+    met_unknown, paths = False, []
+    search_nodes = query_nodes
     try:
         rule.settle_line(root, strict_line)
         while True:
@@ -419,11 +424,14 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
             if left <= 0:
                 break
             solver.control[1] = 0
-            pn, dn, _, found = solver.search(root, min(query_nodes, left), deadline=deadline,
+            before = solver.nodes
+            pn, dn, _, found = solver.search(root, min(search_nodes, left), deadline=deadline,
                                              max_depth=length - 2, salt=salt, rule=True)
+            met_unknown |= solver.control[1] != 0
+            paths += solver.pending_paths()
             if dn == 0:
                 answered = True
-                if solver.control[1] == 0:
+                if not met_unknown:
                     # Every interposition this disproof met had its futility settled
                     # (what stayed undecided elsewhere does not matter to it).
                     settled = True
@@ -433,7 +441,6 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
                 # no mate either, which settles it at once; else settle them and ask
                 # again in a fresh namespace, where a disproof cannot rest on what was
                 # assumed here.
-                paths = solver.pending_paths()      # (before the next search's own)
                 known = rule.settled_count()
                 if rule.no_mate_within(root, length - 2, query_nodes):
                     settled = True
@@ -443,21 +450,32 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
                     break           # nothing new could be settled
                 fresh += 1          # a namespace never used before (not a toggle back)
                 salt = solver.salt ^ _RULE_NAMESPACE ^ (np.int64(fresh) << 40)
+                met_unknown, paths = False, []
                 continue
             if pn != 0:
-                # Out of budget. The search that takes unsettled interpositions as
-                # futile may still prove that nothing shorter exists.
-                if rule.no_mate_within(root, length - 2, query_nodes):
+                # Out of its query budget. The search that takes unsettled
+                # interpositions as futile may still prove that nothing shorter
+                # exists; else, while the analysis has nodes left, both go on with
+                # twice the budget (this search where it stopped: the table kept it).
+                if rule.no_mate_within(root, length - 2, search_nodes):
                     answered = settled = True
-                break
+                    break
+                if solver.nodes == before or (deadline is not None
+                                              and time.perf_counter() >= deadline):
+                    break
+                search_nodes *= 2
+                continue
             proven = [int(found)]
 
             def within(pos, plies):
                 # The mate length by the rule within `plies`, from a search in this
                 # namespace (a proof the read needs and the table lost), or None.
+                nonlocal met_unknown
                 pn, _, _, length = solver.search(pos, min(query_nodes, max(0, stop_at - solver.nodes)),
                                                  deadline=deadline, max_depth=plies, salt=salt,
                                                  rule=True)
+                # (Its disproofs stay in the namespace too: count what they met.)
+                met_unknown |= solver.control[1] != 0
                 return int(length) if pn == 0 else None
 
             def confirm(plies):
@@ -479,6 +497,7 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
                 # longer hold, so continue in a fresh one (its proofs stay true).
                 fresh += 1
                 salt = solver.salt ^ _RULE_NAMESPACE ^ (np.int64(fresh) << 40)
+                met_unknown, paths = False, []
     except RuleBudgetExceeded:
         pass
     if not answered:
