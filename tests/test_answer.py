@@ -473,3 +473,24 @@ def test_the_rule_analysis_goes_on_past_its_query_budget():
     length, line, settled = found
     assert length == int(cols[1]) == 23 and settled
     assert verify_mating_line(root, line, rule=True)
+
+
+def test_the_shortest_length_goes_on_past_the_node_budget_until_its_time():
+    """With a time limit, the root's "mate within d plies?" question may go past the
+    analysis's node budget until length_until (half the analysis's time in solve()):
+    nothing else can be asked before it is answered. 図巧18 mates in 25 counting every
+    interposition; settling that no mate within 23 exists takes far more than 1,000
+    nodes. Afterwards the questions that follow get the budget it found."""
+    import time
+    from tsume.answer import AnswerFinder, OutOfBudget
+    cols = next(c for c in _rows("zuko.tsv") if c[2] == "zukou-018")
+    root = Position.from_sfen(cols[0])
+    solver = Solver(hash_mb=64, seed=0)
+    solver.new_problem()
+    with pytest.raises(OutOfBudget):
+        AnswerFinder(solver, root, query_nodes=1_000, total_nodes=1_000).exact_length(25)
+    far = time.perf_counter() + 600
+    finder = AnswerFinder(solver, root, query_nodes=1_000, total_nodes=1_000,
+                          deadline=far, length_until=far)
+    assert finder.exact_length(25) == 25
+    assert finder.stop_at - solver.nodes == 1_000 and finder.query_nodes == 1_000

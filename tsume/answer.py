@@ -150,7 +150,8 @@ def _hand_is_empty(pos, colour):
 class AnswerFinder:
     """Answers questions about one problem, sharing the solver's table."""
 
-    def __init__(self, solver, root, query_nodes=2_000_000, total_nodes=50_000_000, deadline=None):
+    def __init__(self, solver, root, query_nodes=2_000_000, total_nodes=50_000_000, deadline=None,
+                 length_until=None):
         self.solver = solver
         self.root = root.copy()
         self.attacker = root.side_to_move
@@ -158,6 +159,9 @@ class AnswerFinder:
         self.query_nodes = query_nodes
         self.stop_at = solver.nodes + total_nodes
         self.deadline = deadline
+        # Until when the shortest length's questions may go past the node budget
+        # (_root_mate_within); None: never.
+        self.length_until = length_until
         self._memo = {}
         self.bound = None       # shortest mate length proven so far (exact_length)
 
@@ -238,11 +242,39 @@ class AnswerFinder:
         """Shortest forced mate, starting from a proven upper bound (odd plies)."""
         length = self.bound = upper
         while length >= 3:
-            shorter = self.mate_within(self.root, length - 2)
+            shorter = self._root_mate_within(length - 2)
             if shorter is None:
                 break
             length = self.bound = shorter
         return length
+
+    def _root_mate_within(self, depth):
+        """mate_within at the root. Nothing else can be asked before it is answered,
+        so with length_until (a time before the deadline) a question that runs out of
+        budget goes on with twice the query budget, past the analysis's node budget
+        (the table keeps what it read), until that time. Such a question leaves the
+        node budget it found to the questions after it (the line still has to be read)."""
+        saved = self.query_nodes, self.deadline, self.stop_at
+        left_before = max(0, self.stop_at - self.solver.nodes)
+        extended = False
+        try:
+            while True:
+                before = self.solver.nodes
+                try:
+                    return self.mate_within(self.root, depth)
+                except OutOfBudget:
+                    if (self.length_until is None or self.solver.nodes == before
+                            or time.perf_counter() >= self.length_until):
+                        raise
+                    extended = True
+                    self.query_nodes *= 2
+                    self.stop_at = self.solver.nodes + self.query_nodes
+                    self.deadline = (self.length_until if saved[1] is None
+                                     else min(saved[1], self.length_until))
+        finally:
+            self.query_nodes, self.deadline, self.stop_at = saved
+            if extended:
+                self.stop_at = self.solver.nodes + left_before
 
     # ------------------------------------------------------------ main line
     def line(self, pos, value, start_ply=0, record=True):
@@ -404,15 +436,17 @@ class AnswerFinder:
 
 def find_answer(solver, root, proof_line, upper, yozume_nodes=100_000, check_yozume=True,
                 query_nodes=20_000_000, total_nodes=50_000_000, mudaai=True,
-                mudaai_nodes=20_000_000, deadline=None, rule_budget_of_its_own=False):
+                mudaai_nodes=20_000_000, deadline=None, rule_budget_of_its_own=False,
+                length_until=None):
     """The tsume answer for a proven root. `upper` is the proof's length bound (from the
     search, not len(proof_line): the proof line's defender may give up early, so its
     length can be below the shortest forced mate). Falls back to the proof line
     (exact=False) when a question runs out of budget. With mudaai, futile
     interpositions (SPEC §2.4, rule D2) are not counted: `length`/`moves` follow the
-    rule, `strict_length` counts every interposition."""
+    rule, `strict_length` counts every interposition. length_until: a time before the
+    deadline until which the shortest length's questions may go past the node budget."""
     from .mudaai import rule_answer
-    finder = AnswerFinder(solver, root, query_nodes, total_nodes, deadline)
+    finder = AnswerFinder(solver, root, query_nodes, total_nodes, deadline, length_until)
     finder.henka = []
     finder.last_move_alternatives = []
     length = None
