@@ -400,14 +400,15 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
                 # The analysis gets its own budget: nodes (what --nodes leaves, else
                 # generous) and, with a time limit, that much time again.
                 budget = max(20_000_000, 10 * spent) if nodes is None else max(0, nodes - spent)
+                now = time.perf_counter()
                 found = find_answer(solver, pos, result.moves, int(proof_length),
                                     yozume_nodes=yozume_nodes, check_yozume=yozume,
                                     total_nodes=budget, mudaai=mudaai,
                                     rule_budget_of_its_own=nodes is None,
-                                    deadline=(time.perf_counter() + time_limit) if time_limit else None,
+                                    deadline=(now + time_limit) if time_limit else None,
                                     # With a time limit and no node limit, the shortest
                                     # length may take up to half the analysis's time.
-                                    length_until=(time.perf_counter() + time_limit / 2)
+                                    length_until=(now + time_limit / 2)
                                     if time_limit and nodes is None else None)
                 if verify_mating_line(pos, found.moves, rule=mudaai):
                     result.moves, result.length, result.exact = found.moves, found.length, found.exact
