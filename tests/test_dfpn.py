@@ -457,7 +457,7 @@ def test_growing_the_table_keeps_every_entry():
     growth, then grown by hand. Searches that grow on their own are all those of more
     than 65,536 nodes in this suite, e.g. test_zuko_056_is_proven_mate.)"""
     import numpy as np
-    from tsume.tt import CLUSTER
+    from tsume.tt import CLUSTER, cluster_of
     solver = Solver(hash_mb=64)
     solver.new_problem()
     for cols in _rows("yo_mate11.tsv", limit=40):      # (one namespace: only the table matters)
@@ -473,10 +473,31 @@ def test_growing_the_table_keeps_every_entry():
     assert new > old
     new_keys, new_hands, new_vals = solver.table
     for i in live:
-        cluster = int(keys[i]) & (new - 1)
+        cluster = int(cluster_of(keys[i], np.int64(new - 1)))
         slots = range(cluster * CLUSTER, (cluster + 1) * CLUSTER)
         assert any(new_keys[j] == keys[i] and new_hands[j] == hands[i]
                    and (new_vals[j] == vals[i]).all() for j in slots), i
     # The next problem starts small again, and this one's search goes on from there.
     solver.new_problem()
     assert solver.clusters == old
+
+
+def test_namespaces_of_one_problem_do_not_crowd_one_cluster():
+    """The analysis searches one position in many namespaces (salts that differ in bits
+    32 and up: rule searches, their continuations, disproof searches). Each keeps its
+    own proof of it: twelve namespaces' proofs of one position all stay findable, where
+    they used to share one cluster of eight slots and evict each other (無双14: a 無駄合
+    proof that could not be read back after eight rule searches)."""
+    from tsume.tt import INF, new_table, tt_lookup, tt_store
+    keys, hands, vals = new_table(16)
+    position_key = np.int64(0x0F1E_2D3C_4B5A_6978)
+    problem_salt = np.int64(0x1234_5678_9ABC_DEF1)
+    generation = np.int32(problem_salt & 0x3FFFFFFF)
+    salts = [problem_salt ^ (np.int64(k) << 40) for k in range(1, 13)]
+    for length, salt in enumerate(salts, start=1):
+        tt_store(keys, hands, vals, generation, position_key ^ salt, np.int64(0), np.int64(0),
+                 INF, np.int64(100), np.int64(length))
+    out = np.zeros(4, dtype=np.int64)
+    for length, salt in enumerate(salts, start=1):
+        assert tt_lookup(keys, hands, vals, position_key ^ salt, np.int64(0), np.int64(1 << 29), out)
+        assert out[0] == 0 and out[2] == length, (length, out)

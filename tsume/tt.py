@@ -71,11 +71,23 @@ def _prefetch(typingctx, array, index):
 
 
 @njit(cache=True, inline="always")
+def cluster_of(key, mask):
+    """The cluster of `key` in a table of mask + 1 clusters. The key's high half is
+    folded in: the namespaces of one problem (search salts that differ only in bits
+    32 and up, see solver.py and mudaai.py) then put one position in different
+    clusters. Without that, every namespace's copy of a hot position went to the same
+    eight slots, and a search in a new namespace evicted its own proofs from a cluster
+    full of the older namespaces' copies (無双14's 無駄合 proof could not be read back
+    after eight rule searches: its cluster held the same entry seven times)."""
+    return (key ^ (key >> 32)) & mask
+
+
+@njit(cache=True, inline="always")
 def tt_prefetch(keys, key):
     """Start loading the cluster of `key` (its keys), so that a lookup of it a little
     later does not wait for memory."""
     mask = keys.shape[0] // CLUSTER - 1
-    _prefetch(keys, (key & mask) * CLUSTER)
+    _prefetch(keys, cluster_of(key, mask) * CLUSTER)
 
 
 @njit(cache=True, inline="always")
@@ -92,7 +104,7 @@ def tt_lookup(keys, hands, vals, key, hand, remaining, out):
     (the shortest one), else a disproof valid for at least `remaining` plies that
     transfers, else the exact entry's running numbers."""
     mask = keys.shape[0] // CLUSTER - 1
-    base = (key & mask) * CLUSTER
+    base = cluster_of(key, mask) * CLUSTER
     proof = -1
     disproof = -1
     exact = -1
@@ -130,7 +142,7 @@ def tt_store(keys, hands, vals, generation, key, hand, pn, dn, amount, length):
     results of the other kind stay: with depth limits a proof and a shallower
     disproof of one position are both true."""
     mask = keys.shape[0] // CLUSTER - 1
-    base = (key & mask) * CLUSTER
+    base = cluster_of(key, mask) * CLUSTER
     slot = -1
     for i in range(base, base + CLUSTER):
         if vals[i, 2] == 0:
@@ -201,7 +213,7 @@ def tt_grow(keys, hands, vals, old_clusters, new_clusters):
         for i in range(c * CLUSTER, (c + 1) * CLUSTER):
             if vals[i, 2] == 0:
                 continue
-            t = keys[i] & new_mask
+            t = cluster_of(keys[i], new_mask)
             if t == c:
                 continue
             k = (t - c) // old_clusters
