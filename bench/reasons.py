@@ -1,7 +1,8 @@
 """Why our answer differs from the published 作意 length, problem by problem.
 
     python bench/reasons.py [--results bench/results/collections.md[,...]] [--time-limit 60]
-                            [--nodes 50000000] [--hash 1024] [--out bench/results/reasons.md]
+                            [--nodes 50000000] [--query-nodes 50000] [--hash 1024]
+                            [--out bench/results/reasons.md]
 
 Reads the tables that bench/collections.py wrote (markdown, with the answer analysis
 on; its default --out is this script's default --results) and, for
@@ -30,7 +31,8 @@ the evidence for it:
 * no mate (proven), or no verdict within the limits: said as such.
 
 Those searches run on a table of their own, each problem in a fresh namespace, within
---time-limit seconds and --nodes nodes.
+--time-limit seconds and --nodes nodes; each futility question they ask gets
+--query-nodes nodes, and up to 64 times as many when it is asked again (mudaai.RETRIES).
 """
 import argparse
 import time
@@ -38,7 +40,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "problems"
-QUERY_NODES = 50_000
 FILES = {"zukou": "zuko.tsv", "musou": "musou.tsv"}
 
 import numpy as np  # noqa: E402
@@ -70,7 +71,7 @@ def problem_sfens():
     return sfens
 
 
-def mate_within_keep_rule(solver, sfen, plies, time_limit, max_nodes):
+def mate_within_keep_rule(solver, sfen, plies, time_limit, max_nodes, query_nodes):
     """Is there a mate within `plies` plies when an interposition is futile as soon as
     the checker can take it and still force mate, keeping the piece (dfpn.RULE_KEEP)?
     The engine takes interpositions of unknown futility as futile there, so its
@@ -82,7 +83,7 @@ def mate_within_keep_rule(solver, sfen, plies, time_limit, max_nodes):
     solver.new_problem()
     root = Position.from_sfen(sfen)
     deadline = time.perf_counter() + time_limit
-    rule = FutilityRule(solver, root.side_to_move, query_nodes=QUERY_NODES, deadline=deadline,
+    rule = FutilityRule(solver, root.side_to_move, query_nodes=query_nodes, deadline=deadline,
                         keep_piece=True)
     rule.stop_at = solver.nodes + max_nodes
     assumed = False
@@ -113,7 +114,7 @@ def mate_within_keep_rule(solver, sfen, plies, time_limit, max_nodes):
     return None, assumed
 
 
-def classify(row, sfen, time_limit, max_nodes, solver):
+def classify(row, sfen, time_limit, max_nodes, query_nodes, solver):
     """(class, evidence) for a row whose verdict or length differs from the published."""
     verdict, published = row["verdict"], int(row["published"])
     if verdict == "nomate":
@@ -126,7 +127,8 @@ def classify(row, sfen, time_limit, max_nodes, solver):
             return "shorter mate", f"mate in {strict} even counting every interposition"
         return "無駄合 rule", f"{strict} counting every interposition; rule D2 finds a futile one"
     t = time.perf_counter()
-    found, assumed = mate_within_keep_rule(solver, sfen, published, time_limit, max_nodes)
+    found, assumed = mate_within_keep_rule(solver, sfen, published, time_limit, max_nodes,
+                                           query_nodes)
     spent = f"{time.perf_counter() - t:.1f} s"
     if found is False:
         return "longer defence", (f"no mate within {published} plies even by the wider "
@@ -148,6 +150,8 @@ def main():
                     help="comma-separated collections.py reports")
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--nodes", type=int, default=50_000_000, help="per problem")
+    ap.add_argument("--query-nodes", type=int, default=50_000,
+                    help="first budget of each futility question")
     ap.add_argument("--hash", type=int, default=1024)
     ap.add_argument("--ids", default=None, help="comma-separated problem ids (default: all)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "reasons.md"))
@@ -159,7 +163,8 @@ def main():
     wanted = set(args.ids.split(",")) if args.ids else None
     out = ["# Where our answer differs from the published 作意", "",
            f"`bench/reasons.py` from {args.results}; wider-rule searches: {args.time_limit:g} s, "
-           f"{args.nodes:,} nodes, {args.hash} MB. Classes: see the script's docstring.", "",
+           f"{args.nodes:,} nodes, questions from {args.query_nodes:,} nodes, {args.hash} MB. "
+           "Classes: see the script's docstring.", "",
            "| id | verdict | length | strict | exact | published | KH | class | evidence |",
            "|---|---|---|---|---|---|---|---|---|"]
     counts = {}
@@ -168,7 +173,8 @@ def main():
             if row["match"] == "yes" or not row["published"].isdigit() \
                     or row["id"] not in sfens or (wanted and row["id"] not in wanted):
                 continue
-            kind, evidence = classify(row, sfens[row["id"]], args.time_limit, args.nodes, solver)
+            kind, evidence = classify(row, sfens[row["id"]], args.time_limit, args.nodes,
+                                      args.query_nodes, solver)
             counts[kind] = counts.get(kind, 0) + 1
             out.append(f"| {row['id']} | {row['verdict']} | {row['length']} | {row['strict']} | "
                        f"{row['exact']} | {row['published']} | {row['KH']} | {kind} | {evidence} |")
