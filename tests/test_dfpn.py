@@ -487,7 +487,7 @@ def test_namespaces_of_one_problem_do_not_crowd_one_cluster():
     32 and up: rule searches, their continuations, disproof searches). Each keeps its
     own proof of it: twelve namespaces' proofs of one position all stay findable, where
     they used to share one cluster of eight slots and evict each other (無双14: a 無駄合
-    proof that could not be read back after eight rule searches)."""
+    proof that could not be read back after nine rule searches)."""
     from tsume.tt import INF, new_table, tt_lookup, tt_store
     keys, hands, vals = new_table(16)
     position_key = np.int64(0x0F1E_2D3C_4B5A_6978)

@@ -78,7 +78,7 @@ def cluster_of(key, mask):
     clusters. Without that, every namespace's copy of a hot position went to the same
     eight slots, and a search in a new namespace evicted its own proofs from a cluster
     full of the older namespaces' copies (無双14's 無駄合 proof could not be read back
-    after eight rule searches: its cluster held the same entry seven times)."""
+    after nine rule searches: its cluster held the same entry seven times)."""
     return (key ^ (key >> 32)) & mask
 
 
