@@ -488,7 +488,7 @@ def test_namespaces_of_one_problem_do_not_crowd_one_cluster():
     own proof of it: twelve namespaces' proofs of one position all stay findable, where
     they used to share one cluster of eight slots and evict each other (無双14: a 無駄合
     proof that could not be read back after nine rule searches)."""
-    from tsume.tt import INF, new_table, tt_lookup, tt_store
+    from tsume.tt import INF, NO_LIMIT, new_table, tt_lookup, tt_store
     keys, hands, vals = new_table(16)
     position_key = np.int64(0x0F1E_2D3C_4B5A_6978)
     problem_salt = np.int64(0x1234_5678_9ABC_DEF1)
@@ -499,5 +499,6 @@ def test_namespaces_of_one_problem_do_not_crowd_one_cluster():
                  INF, np.int64(100), np.int64(length))
     out = np.zeros(4, dtype=np.int64)
     for length, salt in enumerate(salts, start=1):
-        assert tt_lookup(keys, hands, vals, position_key ^ salt, np.int64(0), np.int64(1 << 29), out)
+        assert tt_lookup(keys, hands, vals, position_key ^ salt, np.int64(0), np.int64(NO_LIMIT),
+                         out)
         assert out[0] == 0 and out[2] == length, (length, out)

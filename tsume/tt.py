@@ -74,7 +74,7 @@ def _prefetch(typingctx, array, index):
 def cluster_of(key, mask):
     """The cluster of `key` in a table of mask + 1 clusters. The key's high half is
     folded in: the namespaces of one problem (search salts that differ only in bits
-    32 and up, see solver.py and mudaai.py) then put one position in different
+    32 and up, see answer.py and mudaai.py) then put one position in different
     clusters. Without that, every namespace's copy of a hot position went to the same
     eight slots, and a search in a new namespace evicted its own proofs from a cluster
     full of the older namespaces' copies (無双14's 無駄合 proof could not be read back
