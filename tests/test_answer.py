@@ -371,6 +371,44 @@ def test_no_mate_within_settles_what_a_shorter_mate_would_need():
     assert not rule.no_mate_within(pos, 7, max_nodes=5_000_000)
 
 
+def test_rule_mode_reads_settled_futility_even_when_the_table_lost_the_capture():
+    """What FutilityRule settles, the engine's rule mode must read even after the
+    post-capture entries are gone: every interposition on one square leaves the same
+    board once the checker takes it, so those entries share one cluster and evict one
+    another, and a settled futility read as unknown is a defence under RULE_D2.
+    sugyan-solver-issue1 after 2d1c 1b1c N*2e 1c1b: 4d1d mates by the rule, every
+    interposition on 1c futile. The table keeps only the settled verdicts."""
+    import numpy as np
+    from tsume.dfpn import RULE_D2, futility_salt, table_key
+    from tsume import movegen
+    from tsume.mudaai import FutilityRule, interposes
+    cols = next(c for c in _rows("edge_cases.tsv") if c[2] == "sugyan-solver-issue1")
+    before = Position.from_sfen(cols[0])
+    for usi in "2d1c 1b1c N*2e 1c1b".split():
+        before.push_usi(usi)
+    after_check = before.copy()
+    after_check.push_usi("4d1d")
+    solver = Solver(hash_mb=16, seed=0)
+    solver.new_problem()
+    rule = FutilityRule(solver, before.side_to_move)
+    interpositions = [m for m in movegen.legal_moves_of(after_check) if interposes(after_check, m)]
+    assert len(interpositions) == 7           # R, B, G, S, N, L, P dropped on 1c
+    assert all(rule.is_futile(after_check, m) for m in interpositions)
+    verdicts = []
+    for m in interpositions:
+        after = after_check.copy()
+        after.push(m)
+        salt = futility_salt(solver.salt, True, notation.usi_to_square("1d"), notation.move_to(m))
+        verdicts.append(table_key(after.state, after.hands, salt))
+    keys, _, vals = solver.table
+    kept = np.isin(keys, verdicts) & (vals[:, 2] != 0) & (vals[:, 0] == 0)
+    assert kept.sum() == 7                     # each stored as futile (proven)
+    vals[~kept, 2] = 0                         # every other entry lost
+    solver.control[1] = 0
+    pn, dn, _, length = solver.search(before, 100_000, max_depth=1, rule=RULE_D2)
+    assert pn == 0 and length == 1 and solver.control[1] == 0
+
+
 def test_rule_mode_disproofs_agree_with_the_python_minimax():
     """The engine's rule-mode cuts near the horizon (a king move or a capture of the
     checker is a defence under every rule) must never disprove a mate the rule allows.

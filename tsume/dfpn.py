@@ -20,6 +20,7 @@ transcribed) unsolved after 350M nodes. Proofs never depend on repetitions.
 """
 import numpy as np
 from numba import njit
+from numba.extending import register_jitable
 
 from .movegen import (DIRECTION_TO, DROP_BASE, MAX_MOVES, STEP, attacked, check_moves, do_move,
                       emit_moves, evasions, hand_count, key_after, mate_in_one,
@@ -50,6 +51,15 @@ FIXED_DEPTH_REPLIES = 1
 # defences it has under D2, so a disproof there says no mate within the depth by D2
 # whatever is still unknown (mudaai.py: a shorter mate ruled out in one search).
 RULE_PLAIN, RULE_D2, RULE_KEEP, RULE_D2_DISPROVE = 0, 1, 2, 3
+# mudaai.py also stores each futility it settles under the position right after the
+# interposition (futility_salt): every interposition on one square leaves the same
+# board once the checker takes it, so the post-capture entries _futility reads share
+# one table cluster and evict each other, while the positions after the interpositions
+# differ. Bits 32-39 differ from those of answer.py's and mudaai.py's namespaces, whose
+# counters live in bits 40 and up; checker and square go in bits 41-54, since one
+# board after two different interpositions (against two sliders) is possible.
+FUTILITY_NAMESPACE = np.int64(0x6C6C_13F0) << 32
+KEEP_FUTILITY_NAMESPACE = np.int64(0x6C6C_13E1) << 32
 STOP_NONE, STOP_NODES, STOP_FLAG, STOP_DEPTH = 0, 1, 2, 3
 # Where a search that proved its root leaves a mating line: the moves in the
 # workspace's `line_moves`, and in the last work array (`small`) their number (0: none)
@@ -274,6 +284,15 @@ def _path_disproof(keys, thands, vals, key, path_before, hand, remaining, look):
         and look[1] == 0 and look[3] == hand
 
 
+@register_jitable
+def futility_salt(known_salt, hand_back, checker, to):
+    """The namespace where a settled futility of the interposition on `to` against the
+    slider on `checker` is stored for the position after it (see FUTILITY_NAMESPACE):
+    proven = futile, disproven = a real defence."""
+    ns = FUTILITY_NAMESPACE if hand_back else KEEP_FUTILITY_NAMESPACE
+    return known_salt ^ ns ^ (np.int64(checker << 7 | to) << 41)
+
+
 @njit(cache=True, _nrt=False)
 def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, attacker,
               hand_back, scratch, look):
@@ -282,9 +301,17 @@ def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, 
     the checker can take the piece and, with that piece handed back to the defender
     (not under RULE_KEEP: hand_back False), the position is a forced mate. Mate or not
     is read from the `known_salt` namespace (the main search's, where mudaai.py stores
-    what it settles): 1 futile, 0 a real defence, -1 not known there. The position is
+    what it settles), first as the verdict stored for this position (futility_salt),
+    then per capture: 1 futile, 0 a real defence, -1 not known there. The position is
     left as it was."""
     defender = 1 - attacker
+    if tt_lookup(keys, thands, vals, table_key(state, hands, futility_salt(known_salt, hand_back,
+                                                                           checker, to)),
+                 hands[attacker], _NO_LIMIT, look):
+        if look[0] == 0:
+            return 1
+        if look[1] == 0:
+            return 0
     n = emit_moves(scratch, 0, checker, to, board[checker], attacker)
     status = 0
     unknown = False

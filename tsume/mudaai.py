@@ -20,7 +20,7 @@ import numpy as np
 
 from . import movegen, notation
 from .answer import display_order, line_of_length, stored_proof_length
-from .dfpn import RULE_D2_DISPROVE
+from .dfpn import RULE_D2_DISPROVE, futility_salt
 from . import pieces as P
 
 # Rule-mode searches get a namespace of their own (high bits of the salt only: the low
@@ -154,6 +154,11 @@ class FutilityRule:
                 futile = True
                 break
         self._futile[key] = futile
+        if futile or key not in self._open:
+            # For the engine's rule mode too (dfpn._futility), under the position after
+            # the interposition, whose entry outlives the post-capture ones.
+            self.solver.store(after, self.attacker, proven=futile,
+                              salt=futility_salt(self.solver.salt, not self.keep_piece, checker, to))
         return futile
 
     def settled_count(self):

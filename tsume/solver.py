@@ -155,16 +155,16 @@ class Solver:
                       pos.state, attacker, out)
         return found, out
 
-    def store(self, pos, attacker, proven, length=NO_LIMIT):
-        """Record in the main namespace a result settled outside the search: proven
-        (mate within `length` plies, a true bound) or disproven (no mate at all), for
-        the attacker's hand of pos."""
+    def store(self, pos, attacker, proven, length=NO_LIMIT, salt=None):
+        """Record in the main namespace (or `salt`'s) a result settled outside the
+        search: proven (mate within `length` plies, a true bound) or disproven (no mate
+        at all), for the attacker's hand of pos."""
         pn, dn = (0, INF) if proven else (INF, 0)
         self.control[3] = 0          # the namespace is no longer empty
         # A large effort: these are read by later searches that cannot redo them (the
         # rule mode), so a cluster full of the searches' own results keeps them.
-        store(*self.table, self.salt, pos.board, pos.hands, pos.state, attacker, pn, dn,
-              length if proven else NO_LIMIT, 1 << 24)
+        store(*self.table, self.salt if salt is None else salt, pos.board, pos.hands,
+              pos.state, attacker, pn, dn, length if proven else NO_LIMIT, 1 << 24)
 
     def proven(self, pos, attacker, max_nodes=100_000, within=NO_LIMIT):
         """A bound on the mate length if pos is proven mate for the attacker within
