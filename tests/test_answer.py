@@ -355,6 +355,34 @@ def test_wider_rule_takes_unsettled_interpositions_as_futile():
     assert pn == 0 and length == 5 and unsettled > 0
 
 
+def test_settle_proof_reads_proofs_whose_last_checks_the_leaf_tests_found():
+    """FutilityRule.settle_proof reads a rule-mode proof back from the table. The
+    search proves an attacker node by its mate-in-one leaf test, or reads it from the
+    main namespace, without any entry for the mated position; the reader must take such
+    a node as read (a plain proof, or a check that mates), not as a lost proof. 図巧71
+    within its published 39 plies by bench/reasons.py's wider rule: the fourth proof
+    ends in such a node. Read as lost, it came back as "nothing settled, the proof
+    does not hold" with no question left open, and reasons.py stopped there
+    (undecided after 1 s)."""
+    import numpy as np
+    from tsume.dfpn import RULE_KEEP
+    from tsume.mudaai import FutilityRule
+    cols = next(c for c in _rows("zuko.tsv") if c[2] == "zukou-071")
+    pos = Position.from_sfen(cols[0])
+    solver = Solver(hash_mb=256, seed=0)
+    solver.new_problem()
+    rule = FutilityRule(solver, pos.side_to_move, query_nodes=400_000, keep_piece=True)
+    for namespace in range(1, 5):
+        solver.control[1] = 0
+        salt = solver.salt ^ (np.int64(namespace) << 40)
+        pn, _, _, _ = solver.search(pos, 5_000_000, max_depth=int(cols[1]), salt=salt,
+                                    rule=RULE_KEEP)
+        assert pn == 0 and solver.control[1] > 0     # a proof that assumed some futility
+        holds, progress = rule.settle_proof(pos, salt, int(cols[1]))
+        # Read, it settles something new or stops at a question left open.
+        assert progress or holds or rule._open, namespace
+
+
 def test_no_mate_within_settles_what_a_shorter_mate_would_need():
     """FutilityRule.no_mate_within: sugyan-solver-issue1 mates in 5 by rule D2 (7
     counting its futile interposition). No mate within 3 is proven; within 5 there is

@@ -222,23 +222,37 @@ class FutilityRule:
         that was not before). Each is settled even after one fails, so that the next
         search knows them all. The first is False also when the proof cannot be read."""
         solver, attacker = self.solver, self.attacker
-        verified = set()
+        verified, unreadable = set(), set()
         holds, progress = [True], [False]
 
         def attacker_node(pos, left):
-            if (pos.key(), left) in verified:
+            key = (pos.key(), left)
+            if key in verified:
                 return True
+            if key in unreadable:
+                return False
+            # A plain proof assumes nothing; the leaf checks of the search store an
+            # attacker node proven by a mate in one, or three, without its children.
+            found, plain = solver.probe(pos, attacker)
+            if found and plain[0] == 0 and plain[2] <= left:
+                return True
+            proven = []
             for move in movegen.check_moves_of(pos):
                 child = pos.copy()
                 child.push(move)
+                if not movegen.legal_moves_of(child):
+                    return True         # mate (check_moves has no pawn-drop mate)
                 length = stored_proof_length(solver, child, attacker, salt)
                 if length is not None and length <= left - 1:
-                    found, plain = solver.probe(child, attacker)   # a plain proof assumes nothing
-                    if (found and plain[0] == 0 and plain[2] <= left - 1) \
-                            or defender_node(child, left - 1):
-                        verified.add((pos.key(), left))
-                        return True
-                    return False
+                    proven.append((length, len(proven), child))
+            # The shortest stored proof first; another where the table lost part of one.
+            for _, _, child in sorted(proven):
+                found, plain = solver.probe(child, attacker)   # a plain proof assumes nothing
+                if (found and plain[0] == 0 and plain[2] <= left - 1) \
+                        or defender_node(child, left - 1):
+                    verified.add(key)
+                    return True
+            unreadable.add(key)
             return False
 
         def defender_node(pos, left):
