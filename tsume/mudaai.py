@@ -240,13 +240,13 @@ class FutilityRule:
             for move in movegen.check_moves_of(pos):
                 child = pos.copy()
                 child.push(move)
-                if not movegen.legal_moves_of(child):
-                    return True         # mate (check_moves has no pawn-drop mate)
+                if left >= 1 and child.is_mate():
+                    return True         # (check_moves has no pawn-drop mate)
                 length = stored_proof_length(solver, child, attacker, salt)
                 if length is not None and length <= left - 1:
-                    proven.append((length, len(proven), child))
+                    proven.append((length, child))
             # The shortest stored proof first; another where the table lost part of one.
-            for _, _, child in sorted(proven):
+            for _, child in sorted(proven, key=lambda entry: entry[0]):
                 found, plain = solver.probe(child, attacker)   # a plain proof assumes nothing
                 if (found and plain[0] == 0 and plain[2] <= left - 1) \
                         or defender_node(child, left - 1):
