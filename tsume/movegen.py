@@ -793,6 +793,12 @@ def mate_in_one(board, hands, state, out):
     enemy_hand = hands[1 - c]
     blockable = (hand_count(enemy_hand, _SILVER) + hand_count(enemy_hand, _GOLD)
                  + hand_count(enemy_hand, _BISHOP) + hand_count(enemy_hand, _ROOK)) > 0
+    if settled and blockable:
+        # Then every check quick_mate_in_one does not look at is a discovered one: with
+        # no piece of ours shielding the king from a slider of ours, none is left.
+        disc_lo, disc_hi = _shields(board, state, ksq, c, c)
+        if (disc_lo | disc_hi) == 0:
+            return np.int32(-1)
     n = _checks(board, hands, state, out, blockable)
     reply = out[MAX_MOVES:]
     for i in range(n):
