@@ -112,14 +112,14 @@ def test_mate_in_one_agrees_with_cshogi():
     # Mates by a distant drop only, where the defender has nothing (or only a pawn that
     # 二歩 keeps out) to block with; one where a gold in hand blocks; a mate by a
     # piece that shields the king from a lance and steps along that line to touch it;
-    # and a double check by a bishop that leaves a rook's line and checks from a
-    # distance, with a gold in hand (the one kind of check quick_mate_in_one leaves to
-    # mate_in_one there: a discovered one).
+    # a double check by a bishop that leaves a rook's line and checks from a distance,
+    # with a gold in hand (the one kind of check quick_mate_in_one leaves to mate_in_one
+    # there: a discovered one); and a rook that moves to mate from a distance.
     for sfen in ("k8/pp7/9/9/9/9/9/9/8K b R 1", "k8/pp7/9/9/9/9/9/9/8K b Rp 1",
                  "k8/pp7/9/9/9/9/9/9/8K b Rg 1", "8k/9/8G/9/9/9/9/9/8L b g 1",
-                 "7nk/9/9/9/8B/9/9/9/8R b g 1"):
+                 "7nk/9/9/9/8B/9/9/9/8R b g 1", "k8/pp7/9/9/9/9/9/9/7R1 b - 1"):
         compare(Position.from_sfen(sfen))
-    assert with_mate == 4 and wrong == [], wrong
+    assert with_mate == 5 and wrong == [], wrong
     for k in range(3000):
         pos = random_position(rng, attacker_king_near=k % 2 == 1)   # pins, checks to answer
         compare(pos)
