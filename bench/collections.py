@@ -27,7 +27,10 @@ other limits, so its seconds are a rough indication only).
 
 Summary, one line per set: solved counts of each solver; how many of our lengths (and
 how many of those exact) and of KH's equal the published length; how many of our solves
-took more than 1.5x the time limit; per cshogi solver, over the problems both solved,
+took more than 1.5x the time limit; against KH's recorded seconds (a rough guide: run
+elsewhere, with other limits), over the problems both prove mate, total and median
+seconds, ours (with the analysis; proof alone in brackets) and KH's, and on how many
+ours took less; per cshogi solver, over the problems both solved,
 total and median seconds, ours and theirs, and the ratio of totals ours/peer (< 1: ours
 is faster), also for our proof search alone, since the peers only prove.
 
@@ -322,6 +325,18 @@ def summary(name, done, time_limit, peers):
     parts.append(f"= published: tsume {ours_eq} (exact {exact_eq}"
                  + (f"; {strict_eq} more by strict length" if strict_eq else "") + f"), KH {kh_eq}")
     parts.append(f"> {OVER_FACTOR:g}x limit: {over}")
+    # KH's seconds come from the problem file (another run, other limits): a rough
+    # comparison, over the problems both prove mate.
+    with_kh = [p for p in ours_solved
+               if p["kh"] and p["kh"]["verdict"] == "mate" and p["kh"]["seconds"] is not None]
+    if with_kh:
+        ours_s = [p["ours"]["seconds"] for p in with_kh]
+        proof_s = [p["ours"]["seconds"] - p["ours"]["analysis s"] for p in with_kh]
+        kh_s = [p["kh"]["seconds"] for p in with_kh]
+        parts.append(f"vs KH ({len(with_kh)} both mate): total ours {sum(ours_s):.0f}s "
+                     f"(proof {sum(proof_s):.0f}s) / KH {sum(kh_s):.0f}s, median "
+                     f"{statistics.median(ours_s):.2f}s / {statistics.median(kh_s):.2f}s, ours "
+                     f"faster on {sum(o < k for o, k in zip(ours_s, kh_s))}")
     if peers:
         for peer in PEERS:
             both = [p for p in done if p["ours"].get("mate") and p["peers"][peer]["mate"]]
