@@ -245,24 +245,34 @@ def _slider_attacks(board, state, sq, colour):
     return (lo | hi) != 0
 
 
+@njit(cache=True, inline="always")
+def _steppers_to(board, state, sq, colour):
+    """`colour`'s pieces that attack sq by a step or a knight's jump, as a set: only
+    the few pieces next to sq (or a jump away) are looked at, not every neighbour."""
+    lo = state[OCCUPIED + 2 * colour] & CONTACT_ZONE[sq, 0]
+    hi = state[OCCUPIED + 2 * colour + 1] & CONTACT_ZONE[sq, 1]
+    out_lo = np.int64(0)
+    out_hi = np.int64(0)
+    while lo | hi:
+        s, lo, hi = pop_square(lo, hi)
+        if (STEP_MASK[board[s]] >> DIRECTION_TO[s, sq]) & 1:
+            out_lo, out_hi = with_square(out_lo, out_hi, s)
+    return out_lo, out_hi
+
+
 @njit(cache=True, _nrt=False)
 def attacked(board, state, sq, colour):
     """Is square sq attacked by a piece of `colour`? (The hottest test of the search.)"""
-    for k in range(NEIGHBOUR_COUNT[colour, sq]):
-        if (NEIGHBOUR_PIECES[colour, sq, k] >> board[NEIGHBOUR_SQ[colour, sq, k]]) & 1:
-            return True
+    lo, hi = _steppers_to(board, state, sq, colour)
+    if lo | hi:
+        return True
     return _slider_attacks(board, state, sq, colour)
 
 
 @njit(cache=True, _nrt=False)
 def attackers_to(board, state, sq, colour):
     """The squares of `colour`'s pieces that attack sq, as a square set (lo, hi)."""
-    out_lo = np.int64(0)
-    out_hi = np.int64(0)
-    for k in range(NEIGHBOUR_COUNT[colour, sq]):
-        t = NEIGHBOUR_SQ[colour, sq, k]
-        if (NEIGHBOUR_PIECES[colour, sq, k] >> board[t]) & 1:
-            out_lo, out_hi = with_square(out_lo, out_hi, t)
+    out_lo, out_hi = _steppers_to(board, state, sq, colour)
     lo, hi = _sliders_reaching(board, state, sq, colour)
     return out_lo | lo, out_hi | hi
 
@@ -345,35 +355,41 @@ def _steps_near(board, state, ksq, colour):
 
 
 @njit(cache=True, inline="always")
-def _next_king_step(board, state, ksq, colour, d, guard_lo, guard_hi):
-    """The first direction from d on (0-7) in which colour's king on ksq can step to a
-    square not attacked by the enemy, or -1; guard_lo/hi: _steps_near for the enemy.
-    The caller lifts the king off ksq, so that a square behind it on a checking
-    slider's line counts as attacked."""
-    while d < 8:
-        t = STEP[ksq, d]
-        if t >= 0:
-            q = board[t]
-            if (q == 0 or (q >> 4) != colour) and not contains(guard_lo, guard_hi, t) \
-                    and not _slider_attacks(board, state, t, 1 - colour):
-                return d
-        d += 1
-    return -1
+def _safe_flights(board, state, ksq, colour, first_only):
+    """The squares next to ksq to which colour's king there can step without being
+    attacked, as a set (with first_only, at most one of them). The king is lifted off
+    ksq meanwhile, so that a square behind it on a checking slider's line counts as
+    attacked. Set tests first: only the squares no enemy piece nearby guards by a step
+    are asked about sliders."""
+    enemy = 1 - colour
+    lo = STEP_ATTACKS[_KING, ksq, 0] & ~state[OCCUPIED + 2 * colour]
+    hi = STEP_ATTACKS[_KING, ksq, 1] & ~state[OCCUPIED + 2 * colour + 1]
+    out_lo = np.int64(0)
+    out_hi = np.int64(0)
+    if lo | hi:
+        guard_lo, guard_hi = _steps_near(board, state, ksq, enemy)
+        lo &= ~guard_lo
+        hi &= ~guard_hi
+        if lo | hi:
+            king = _lift(board, state, ksq)
+            while lo | hi:
+                t, lo, hi = pop_square(lo, hi)
+                if not _slider_attacks(board, state, t, enemy):
+                    out_lo, out_hi = with_square(out_lo, out_hi, t)
+                    if first_only:
+                        break
+            _put(board, state, ksq, king)
+    return out_lo, out_hi
 
 
 @njit(cache=True, _nrt=False)
 def _king_steps(board, state, ksq, colour, out, n, first_only):
     """Append the king's safe steps to out; returns the new count."""
-    king = _lift(board, state, ksq)
-    guard_lo, guard_hi = _steps_near(board, state, ksq, 1 - colour)
-    d = _next_king_step(board, state, ksq, colour, 0, guard_lo, guard_hi)
-    while d >= 0:
-        out[n] = STEP[ksq, d] | (ksq << 7)
+    lo, hi = _safe_flights(board, state, ksq, colour, first_only)
+    while lo | hi:
+        t, lo, hi = pop_square(lo, hi)
+        out[n] = t | (ksq << 7)
         n += 1
-        if first_only:
-            break
-        d = _next_king_step(board, state, ksq, colour, d + 1, guard_lo, guard_hi)
-    _put(board, state, ksq, king)
     return n
 
 
@@ -385,11 +401,8 @@ def _pawn_check_escapes(board, hands, state, pawn_sq):
     side = state[SIDE]
     enemy = 1 - side
     ksq = state[KING_SQ + side]
-    king = _lift(board, state, ksq)
-    guard_lo, guard_hi = _steps_near(board, state, ksq, enemy)
-    steps = _next_king_step(board, state, ksq, side, _0, guard_lo, guard_hi) >= 0
-    _put(board, state, ksq, king)
-    if steps:
+    lo, hi = _safe_flights(board, state, ksq, side, _YES)
+    if lo | hi:
         return True
     # Captures of the pawn by other pieces, unless pinned against the king.
     lo, hi = attackers_to(board, state, pawn_sq, side)
