@@ -452,11 +452,15 @@ def emit_moves(out, n, frm, to, piece, colour):
 
 
 @njit(cache=True, _nrt=False)
-def _pawn_files(board, colour):
-    """Bit f set when `colour` has an unpromoted pawn on file f+1 (for 二歩)."""
+def _pawn_files(board, state, colour):
+    """Bit f set when `colour` has an unpromoted pawn on file f+1 (for 二歩). Only the
+    colour's own pieces are looked at, not all 81 squares."""
     files = 0
     pawn = _PAWN | (colour << 4)
-    for sq in range(81):
+    lo = state[OCCUPIED + 2 * colour]
+    hi = state[OCCUPIED + 2 * colour + 1]
+    while lo | hi:
+        sq, lo, hi = pop_square(lo, hi)
         if board[sq] == pawn:
             files |= 1 << (sq // 9)
     return files
@@ -512,7 +516,7 @@ def pseudo_moves(board, hands, state, out, n):
         n = _piece_moves(board, c, frm, p, out, n, _ALL, _ALL)
     hand = hands[c]
     if hand != 0:
-        pf = _pawn_files(board, c)
+        pf = _pawn_files(board, state, c)
         for kind in range(1, 8):
             if hand_count(hand, kind) == 0:
                 continue
@@ -575,6 +579,83 @@ def _shields(board, state, ksq, colour, slider_colour):
     return out_lo, out_hi
 
 
+# PROMOTION_ZONE[colour, w]: the three far ranks of that colour, as a square set.
+PROMOTION_ZONE = np.zeros((2, 2), dtype=np.int64)
+for _sq in range(81):
+    for _c in (0, 1):
+        if (_sq % 9 + 1 if _c == 0 else 9 - _sq % 9) <= 3:
+            PROMOTION_ZONE[_c, 0 if _sq < 63 else 1] |= 1 << (_sq if _sq < 63 else _sq - 63)
+
+
+@njit(cache=True, inline="always")
+def _step_checks(p, frm, c, ksq, own_lo, own_hi, out, n):
+    """Append the checks of colour c's stepping piece p on frm (one that is neither
+    pinned nor shielding the enemy king from a slider of ours): the squares it steps to
+    from which it, promoted or not, attacks the king on ksq, found as square sets (a
+    piece q on t attacks ksq when t is among the squares the same piece of the other
+    colour attacks from ksq: every piece is symmetric left to right)."""
+    kind = p & 15
+    reach_lo = STEP_ATTACKS[p, frm, 0] & ~own_lo
+    reach_hi = STEP_ATTACKS[p, frm, 1] & ~own_hi
+    plain_lo = reach_lo & STEP_ATTACKS[p ^ 16, ksq, 0]
+    plain_hi = reach_hi & STEP_ATTACKS[p ^ 16, ksq, 1]
+    prom_lo = np.int64(0)
+    prom_hi = np.int64(0)
+    if kind <= _ROOK:
+        q = (p + 8) ^ 16
+        prom_lo = reach_lo & STEP_ATTACKS[q, ksq, 0]
+        prom_hi = reach_hi & STEP_ATTACKS[q, ksq, 1]
+        if _rel_rank(frm, c) > 3:
+            prom_lo &= PROMOTION_ZONE[c, 0]
+            prom_hi &= PROMOTION_ZONE[c, 1]
+    lo = plain_lo | prom_lo
+    hi = plain_hi | prom_hi
+    dead = _dead_ranks(kind)
+    while lo | hi:
+        to, lo, hi = pop_square(lo, hi)
+        base = to | (frm << 7)
+        if contains(prom_lo, prom_hi, to):
+            out[n] = base | PROMOTE_FLAG
+            n += 1
+        if contains(plain_lo, plain_hi, to) and _rel_rank(to, c) > dead:
+            out[n] = base
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _slider_checks(board, state, p, frm, c, ksq, zone_lo, zone_hi, out, n):
+    """Append the direct checks of colour c's slider p on frm (neither pinned nor
+    shielding the enemy king): only the squares of the zone on its lines are looked at,
+    instead of walking every ray to its end."""
+    occ_lo = _occupied(state, 0)
+    occ_hi = _occupied(state, 1)
+    ks_lo, ks_hi = with_square(_0, _0, ksq)
+    lo = LINES[frm, 0] & zone_lo & ~(state[OCCUPIED + 2 * c] | ks_lo)
+    hi = LINES[frm, 1] & zone_hi & ~(state[OCCUPIED + 2 * c + 1] | ks_hi)
+    steps = STEP_MASK[p]
+    slides = SLIDE_MASK[p]
+    while lo | hi:
+        to, lo, hi = pop_square(lo, hi)
+        d = DIRECTION_TO[frm, to]
+        if (slides >> d) & 1:
+            if BETWEEN[frm, to, 0] & occ_lo or BETWEEN[frm, to, 1] & occ_hi:
+                continue
+        elif (steps >> d) & 1 == 0 or STEP[frm, d] != to:
+            continue
+        start = n
+        n = emit_moves(out, n, frm, to, p, c)
+        k = start
+        for i in range(start, n):
+            m = out[i]
+            piece = p + 8 if m & PROMOTE_FLAG else p
+            if piece_attacks_from(board, state, piece, to, ksq, frm):
+                out[k] = m
+                k += 1
+        n = k
+    return n
+
+
 @njit(cache=True, _nrt=False)
 def _checks(board, hands, state, out, contact_only):
     """check_moves; with contact_only, a direct check from a distance (a slider's, not
@@ -615,6 +696,13 @@ def _checks(board, hands, state, out, contact_only):
             pin = 99
         elif contains(pin_lo, pin_hi, frm):
             pin = DIRECTION_TO[own_king, frm]
+        if dd < 0 and pin < 0:
+            if SLIDE_MASK[p] == 0:
+                n = _step_checks(p, frm, c, ksq, state[OCCUPIED + 2 * c],
+                                 state[OCCUPIED + 2 * c + 1], out, n)
+            else:
+                n = _slider_checks(board, state, p, frm, c, ksq, zone_lo, zone_hi, out, n)
+            continue
         start = n
         # A direct check can only come from the king's lines or knight squares; a piece
         # that discovers a check checks from anywhere off its line.
@@ -638,7 +726,7 @@ def _checks(board, hands, state, out, contact_only):
     # Drops: for each kind in hand, the empty squares from which it would attack the king.
     hand = hands[c]
     if hand != 0:
-        pf = _pawn_files(board, c)
+        pf = _pawn_files(board, state, c)
         for kind in range(1, 8):
             if hand_count(hand, kind) == 0:
                 continue
@@ -757,7 +845,7 @@ def evasions(board, hands, state, out, first_only):
     # Drop interpositions (pieces of every kind the defender holds).
     hand = hands[c]
     if hand != 0:
-        pf = _pawn_files(board, c)
+        pf = _pawn_files(board, state, c)
         for kind in range(1, 8):
             if hand_count(hand, kind) == 0:
                 continue
