@@ -372,9 +372,9 @@ def _safe_flights(board, state, ksq, colour, first_only):
         hi &= ~guard_hi
         if lo | hi:
             king = _lift(board, state, ksq)
-            while lo | hi:
-                t, lo, hi = pop_square(lo, hi)
-                if not _slider_attacks(board, state, t, enemy):
+            for d in range(8):       # (in direction order: the search's move order)
+                t = STEP[ksq, d]
+                if t >= 0 and contains(lo, hi, t) and not _slider_attacks(board, state, t, enemy):
                     out_lo, out_hi = with_square(out_lo, out_hi, t)
                     if first_only:
                         break
@@ -384,12 +384,14 @@ def _safe_flights(board, state, ksq, colour, first_only):
 
 @njit(cache=True, _nrt=False)
 def _king_steps(board, state, ksq, colour, out, n, first_only):
-    """Append the king's safe steps to out; returns the new count."""
+    """Append the king's safe steps to out, in direction order; returns the new count."""
     lo, hi = _safe_flights(board, state, ksq, colour, first_only)
-    while lo | hi:
-        t, lo, hi = pop_square(lo, hi)
-        out[n] = t | (ksq << 7)
-        n += 1
+    if lo | hi:
+        for d in range(8):
+            t = STEP[ksq, d]
+            if t >= 0 and contains(lo, hi, t):
+                out[n] = t | (ksq << 7)
+                n += 1
     return n
 
 
@@ -610,9 +612,14 @@ def _step_checks(p, frm, c, ksq, own_lo, own_hi, out, n):
             prom_hi &= PROMOTION_ZONE[c, 1]
     lo = plain_lo | prom_lo
     hi = plain_hi | prom_hi
+    if (lo | hi) == 0:
+        return n
     dead = _dead_ranks(kind)
-    while lo | hi:
-        to, lo, hi = pop_square(lo, hi)
+    steps = STEP_MASK[p]
+    for d in range(12):       # (in direction order: the search's move order)
+        to = STEP[frm, d]
+        if (steps >> d) & 1 == 0 or to < 0 or not contains(lo, hi, to):
+            continue
         base = to | (frm << 7)
         if contains(prom_lo, prom_hi, to):
             out[n] = base | PROMOTE_FLAG
