@@ -951,9 +951,15 @@ def _covered_near(board, state, ksq, colour):
     guard_lo, guard_hi = _steps_near(board, state, ksq, colour)
     out_lo = np.int64(0)
     out_hi = np.int64(0)
-    for d in range(8):
-        t = STEP[ksq, d]
-        if t >= 0 and (contains(guard_lo, guard_hi, t) or _slider_attacks(board, state, t, colour)):
+    lo = STEP_ATTACKS[_KING, ksq, 0]
+    hi = STEP_ATTACKS[_KING, ksq, 1]
+    out_lo = lo & guard_lo
+    out_hi = hi & guard_hi
+    lo &= ~guard_lo
+    hi &= ~guard_hi
+    while lo | hi:
+        t, lo, hi = pop_square(lo, hi)
+        if _slider_attacks(board, state, t, colour):
             out_lo, out_hi = with_square(out_lo, out_hi, t)
     _put(board, state, ksq, king)
     return out_lo, out_hi
@@ -1042,7 +1048,18 @@ def quick_mate_in_one(board, hands, state, out):
             continue             # nothing of ours reaches t
         if not adjacent and (STEP_MASK[knight] >> OPPOSITE[d]) & 1 == 0:
             continue             # a knight there would not check
-        mv_lo, mv_hi = attackers_to(board, state, t, c)
+        if adjacent:
+            mv_lo, mv_hi = attackers_to(board, state, t, c)
+        else:
+            # Only a knight checks from a knight's square: our knights a jump from it.
+            mv_lo = np.int64(0)
+            mv_hi = np.int64(0)
+            kn_lo = state[OCCUPIED + 2 * c] & STEP_ATTACKS[knight ^ 16, t, 0]
+            kn_hi = state[OCCUPIED + 2 * c + 1] & STEP_ATTACKS[knight ^ 16, t, 1]
+            while kn_lo | kn_hi:
+                s, kn_lo, kn_hi = pop_square(kn_lo, kn_hi)
+                if board[s] == knight:
+                    mv_lo, mv_hi = with_square(mv_lo, mv_hi, s)
         several = single_square(mv_lo, mv_hi) < 0
         while mv_lo | mv_hi:
             frm, mv_lo, mv_hi = pop_square(mv_lo, mv_hi)
