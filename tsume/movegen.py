@@ -239,6 +239,23 @@ def _sliders_reaching(board, state, sq, colour):
 
 
 @njit(cache=True, inline="always")
+def _slider_attacks_through(board, state, sq, colour, gone):
+    """Does a slider of `colour` reach sq, square `gone` counted as empty? (Where a
+    king could step: a square behind it on a slider's line is attacked; no need to
+    take the king off the board and put it back.)"""
+    lo, hi = _sliders_on_lines(state, sq, colour)
+    if lo | hi:
+        g_lo, g_hi = with_square(_0, _0, gone)
+        occ_lo = _occupied(state, 0) & ~g_lo
+        occ_hi = _occupied(state, 1) & ~g_hi
+        while lo | hi:
+            s, lo, hi = pop_square(lo, hi)
+            if _slides_to(board, s, sq, occ_lo, occ_hi):
+                return True
+    return False
+
+
+@njit(cache=True, inline="always")
 def _slider_attacks(board, state, sq, colour):
     """Does a slider of `colour` reach sq?"""
     lo, hi = _sliders_reaching(board, state, sq, colour)
@@ -357,9 +374,9 @@ def _steps_near(board, state, ksq, colour):
 @njit(cache=True, inline="always")
 def _safe_flights(board, state, ksq, colour, first_only):
     """The squares next to ksq to which colour's king there can step without being
-    attacked, as a set (with first_only, at most one of them). The king is lifted off
-    ksq meanwhile, so that a square behind it on a checking slider's line counts as
-    attacked. Set tests first: only the squares no enemy piece nearby guards by a step
+    attacked, as a set (with first_only, at most one of them). ksq counts as empty, so
+    that a square behind the king on a checking slider's line counts as attacked.
+    Set tests first: only the squares no enemy piece nearby guards by a step
     are asked about sliders."""
     enemy = 1 - colour
     lo = STEP_ATTACKS[_KING, ksq, 0] & ~state[OCCUPIED + 2 * colour]
@@ -371,14 +388,13 @@ def _safe_flights(board, state, ksq, colour, first_only):
         lo &= ~guard_lo
         hi &= ~guard_hi
         if lo | hi:
-            king = _lift(board, state, ksq)
             for d in range(8):       # (in direction order: the search's move order)
                 t = STEP[ksq, d]
-                if t >= 0 and contains(lo, hi, t) and not _slider_attacks(board, state, t, enemy):
+                if t >= 0 and contains(lo, hi, t) and \
+                        not _slider_attacks_through(board, state, t, enemy, ksq):
                     out_lo, out_hi = with_square(out_lo, out_hi, t)
                     if first_only:
                         break
-            _put(board, state, ksq, king)
     return out_lo, out_hi
 
 
@@ -945,9 +961,8 @@ def _settled_by_quick(board, state, m, ksq):
 # ---------------------------------------------------------------- quick mate in one
 @njit(cache=True, inline="always")
 def _covered_near(board, state, ksq, colour):
-    """The king's eight neighbours that `colour` attacks with the king lifted off ksq
-    (a slider's line through the king covers the square behind it), as a set."""
-    king = _lift(board, state, ksq)
+    """The king's eight neighbours that `colour` attacks with ksq counted as empty (a
+    slider's line through the king covers the square behind it), as a set."""
     guard_lo, guard_hi = _steps_near(board, state, ksq, colour)
     out_lo = np.int64(0)
     out_hi = np.int64(0)
@@ -959,9 +974,8 @@ def _covered_near(board, state, ksq, colour):
     hi &= ~guard_hi
     while lo | hi:
         t, lo, hi = pop_square(lo, hi)
-        if _slider_attacks(board, state, t, colour):
+        if _slider_attacks_through(board, state, t, colour, ksq):
             out_lo, out_hi = with_square(out_lo, out_hi, t)
-    _put(board, state, ksq, king)
     return out_lo, out_hi
 
 
