@@ -14,9 +14,8 @@ caller (dfpn.new_workspace). tests/test_kernels.py keeps the search free of them
 import numpy as np
 from numba import njit
 
-from .pieces import (DIRECTION_TO, HAND_MASK, HAND_SHIFT, NEIGHBOUR_COUNT, NEIGHBOUR_PIECES,
-                     NEIGHBOUR_SQ, OPPOSITE, SLIDE_MASK, STEP, STEP_MASK, ZOBRIST_BOARD,
-                     ZOBRIST_SIDE, held_pieces)
+from .pieces import (DIRECTION_TO, HAND_MASK, HAND_SHIFT, OPPOSITE, SLIDE_MASK, STEP, STEP_MASK,
+                     ZOBRIST_BOARD, ZOBRIST_SIDE, held_pieces)
 from .position import KEY, KING_SQ, OCCUPIED, SIDE, SLIDERS, STATE_SIZE
 from .squareset import (BETWEEN, CHECK_ZONE, CONTACT_ZONE, KING_NEAR, LINES, STEP_ATTACKS, bit_of,
                         contains, pop_square, single_square, with_square, word_of)

@@ -166,29 +166,6 @@ for _kind in range(1, 15):
         SLIDE_MASK[_kind] |= 1 << _d
         SLIDE_MASK[_kind | WHITE_BIT] |= 1 << int(_MIRROR[_d])
 
-# The squares from which a piece of a colour attacks sq by one step (or a knight's
-# jump), and which pieces do: for k < NEIGHBOUR_COUNT[colour, sq], a piece p standing on
-# NEIGHBOUR_SQ[colour, sq, k] attacks sq when bit p of NEIGHBOUR_PIECES[colour, sq, k]
-# is set (the colour is part of the code, so an empty square or an enemy piece reads 0).
-# One table lookup per neighbour instead of a colour test and a mask per direction.
-NEIGHBOUR_COUNT = np.zeros((2, 81), dtype=np.int32)
-NEIGHBOUR_SQ = np.zeros((2, 81, 12), dtype=np.int32)
-NEIGHBOUR_PIECES = np.zeros((2, 81, 12), dtype=np.int32)
-for _c in (BLACK, WHITE):
-    for _sq in range(81):
-        for _d in range(N_DIRS):
-            _t = STEP[_sq, _d]
-            _pieces = 0
-            for _kind in range(1, 15):
-                _p = _kind | (_c << 4)
-                if (STEP_MASK[_p] >> OPPOSITE[_d]) & 1:
-                    _pieces |= 1 << _p
-            if _t >= 0 and _pieces:
-                _k = NEIGHBOUR_COUNT[_c, _sq]
-                NEIGHBOUR_SQ[_c, _sq, _k] = _t
-                NEIGHBOUR_PIECES[_c, _sq, _k] = _pieces
-                NEIGHBOUR_COUNT[_c, _sq] += 1
-
 # Ranks (1..9) on which a piece of the colour may not stand, per kind: the "last ranks".
 # DEAD_RANKS[colour, kind] = number of last ranks forbidden (0, 1 or 2).
 DEAD_RANKS = np.zeros((2, 16), dtype=np.int64)
