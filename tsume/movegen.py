@@ -963,8 +963,6 @@ def _covered_near(board, state, ksq, colour):
     """The king's eight neighbours that `colour` attacks with ksq counted as empty (a
     slider's line through the king covers the square behind it), as a set."""
     guard_lo, guard_hi = _steps_near(board, state, ksq, colour)
-    out_lo = np.int64(0)
-    out_hi = np.int64(0)
     lo = STEP_ATTACKS[_KING, ksq, 0]
     hi = STEP_ATTACKS[_KING, ksq, 1]
     out_lo = lo & guard_lo
