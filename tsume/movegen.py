@@ -17,8 +17,9 @@ from numba import njit
 from .pieces import (DIRECTION_TO, HAND_MASK, HAND_SHIFT, OPPOSITE, SLIDE_MASK, STEP, STEP_MASK,
                      ZOBRIST_BOARD, ZOBRIST_SIDE, held_pieces)
 from .position import KEY, KING_SQ, OCCUPIED, SIDE, SLIDERS, STATE_SIZE
-from .squareset import (BETWEEN, CHECK_ZONE, CONTACT_ZONE, KING_NEAR, LINES, STEP_ATTACKS, bit_of,
-                        contains, pop_square, single_square, with_square, word_of)
+from .squareset import (BETWEEN, CHECK_ZONE, CONTACT_ZONE, KING_NEAR, LINES, PROMOTION_ZONE,
+                        STEP_ATTACKS, bit_of, contains, pop_square, single_square, with_square,
+                        word_of)
 
 MAX_MOVES = 1024          # shogi's maximum is 593 legal moves; the rest is scratch room
 DROP_BASE = 81
@@ -594,14 +595,6 @@ def _shields(board, state, ksq, colour, slider_colour):
             if t >= 0 and (board[t] >> 4) == colour:
                 out_lo, out_hi = with_square(out_lo, out_hi, t)
     return out_lo, out_hi
-
-
-# PROMOTION_ZONE[colour, w]: the three far ranks of that colour, as a square set.
-PROMOTION_ZONE = np.zeros((2, 2), dtype=np.int64)
-for _sq in range(81):
-    for _c in (0, 1):
-        if (_sq % 9 + 1 if _c == 0 else 9 - _sq % 9) <= 3:
-            PROMOTION_ZONE[_c, 0 if _sq < 63 else 1] |= 1 << (_sq if _sq < 63 else _sq - 63)
 
 
 @njit(cache=True, inline="always")

@@ -82,6 +82,14 @@ for _a in range(81):
                 _w, _bit = _word_bit(_b)
                 KING_NEAR[_a, _w] |= _bit
 
+# PROMOTION_ZONE[colour, w]: the three far ranks of that colour (Black: ranks 1-3).
+PROMOTION_ZONE = np.zeros((2, 2), dtype=np.int64)
+for _a in range(81):
+    for _c, _far in ((0, _a % 9 < 3), (1, _a % 9 > 5)):
+        if _far:
+            _w, _bit = _word_bit(_a)
+            PROMOTION_ZONE[_c, _w] |= _bit
+
 
 @intrinsic
 def lowest_square(typingctx, word):
