@@ -436,7 +436,7 @@ def test_first_run_says_it_compiles(monkeypatch):
     result = run("solve", "-f", "usi", PROBLEMS / "s3.sfen")
     assert result.exit_code == 0
     assert result.stderr.splitlines() == [
-        "tsume: first run: compiling the solver for this machine (about 60-80 s, once)"]
+        "tsume: first run: compiling the solver for this machine (about 40-60 s, once)"]
     assert result.stdout.strip().endswith("checkmate P*1b 1a1b L*1c")
     assert run("solve", "-q", "-f", "usi", PROBLEMS / "s3.sfen").stderr == ""
     monkeypatch.setattr(tsume.cli, "_stderr_is_terminal", lambda: False)

@@ -431,7 +431,7 @@ def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yo
                 # Otherwise the first run sits silent through the compilation. (Only for
                 # a person at a terminal: a script reads one line per bad input.)
                 click.echo("tsume: first run: compiling the solver for this machine "
-                           "(about 60-80 s, once)", err=True)
+                           "(about 40-60 s, once)", err=True)
         if jobs > 1 and len(usable) > 1:
             _solve_parallel(usable, run, limits, jobs, finish)
         else:

@@ -320,7 +320,7 @@ def verify_mating_line(pos, line, rule=False):
 def search_is_compiled():
     """Is the compiled search in numba's cache on disk? Not on the first run after
     installing (or after an edit of dfpn.py): the first solve then compiles it, about
-    60-80 s. Reads a numba internal; another numba layout counts as compiled (no notice)."""
+    40-60 s. Reads a numba internal; another numba layout counts as compiled (no notice)."""
     try:
         return os.path.exists(dfpn_search._cache._cache_file._index_path)
     except AttributeError:

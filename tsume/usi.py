@@ -5,7 +5,7 @@ GUIs send ``go mate`` for "詰将棋を解く" and read back ``checkmate <moves>
 
 * ``usi`` -> ``id``/``option`` lines, ``usiok``. ``isready`` -> ``readyok`` once the numba
   code is loaded (a background warm-up starts with the engine; first run after install:
-  it compiles, ~60-80 s).
+  it compiles, ~40-60 s).
 * ``position sfen ... [moves ...]`` / ``position startpos [moves ...]``: the side to move
   is the attacker. A bad position or an illegal move gives ``info string error: ...`` and
   leaves *no* position (a later ``go mate`` then answers ``checkmate timeout``).
