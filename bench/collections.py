@@ -2,14 +2,16 @@
 ones, our times with cshogi's DfPn/OslDfPn run on the same problems with the same time
 limit, and both with the KomoringHeights results recorded in the problem files.
 
-    python bench/collections.py [--sets zuko,musou,long] [--ids 1-20] [--time-limit 60]
+    python bench/collections.py [--sets zuko,musou,long,hard] [--ids 1-20] [--time-limit 60]
                                 [--hash 4096] [--jobs 1] [--no-peers] [--no-answer]
                                 [--peer-mem 4096] [--out bench/results/collections.md]
 
 Sets (TSV files in ../shared/problems, `sfen<TAB>length<TAB>id<TAB>note`): ``zuko``
 将棋図巧 1-100, ``musou`` 将棋無双 1-100, ``long`` the long problems (ミクロコスモス 1525
-plies and others). ``--ids`` picks problems by number (図巧/無双 number, row number in
-long.tsv), e.g. ``--ids 1-10,98``.
+plies and others), ``hard`` the three hard bare-king disproofs of edge_cases.tsv
+(kh-issue4-a, kh-issue4-b, kh-issue6-hadaka: 不詰, which KomoringHeights proves only
+with a large table; not in the default sets). ``--ids`` picks problems by number
+(図巧/無双 number, row number in long.tsv or among the three), e.g. ``--ids 1-10,98``.
 
 Table, one row per problem: our verdict; our length (無駄合 rule: futile interpositions
 not counted) and strict length (every interposition counted); exact = length proven
@@ -59,7 +61,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "problems"
-COLLECTIONS = {"zuko": "zuko.tsv", "musou": "musou.tsv", "long": "long.tsv"}
+COLLECTIONS = {"zuko": "zuko.tsv", "musou": "musou.tsv", "long": "long.tsv",
+               "hard": "edge_cases.tsv"}
+HARD_DISPROOFS = ("kh-issue4-a", "kh-issue4-b", "kh-issue6-hadaka")
 PEERS = ("DfPn", "OslDfPn")
 MEMORY_LIMIT_MB = 24 * 1024
 OVERHEAD_MB = 700            # per process besides the table: Python, numba, cshogi
@@ -100,16 +104,19 @@ def parse_ids(text):
 
 def load(name, ids=None):
     """Problems of one collection: dicts with set, num (1-based row = problem number),
-    id, sfen, published (int or None), kh (parse_kh)."""
+    id, sfen, published (int, "nomate" or None), kh (parse_kh)."""
     problems = []
     with (SHARED / COLLECTIONS[name]).open(encoding="utf-8") as f:
         rows = [line.rstrip("\n").split("\t") for line in f if line.strip() and not line.startswith("#")]
+    if name == "hard":
+        rows = [row for row in rows if len(row) > 2 and row[2] in HARD_DISPROOFS]
     for num, row in enumerate(rows, 1):
         if ids and num not in ids:
             continue
         row += [""] * (4 - len(row))
         problems.append(dict(set=name, num=num, id=row[2] or f"{name}-{num}", sfen=row[0],
-                             published=int(row[1]) if row[1].strip().isdigit() else None,
+                             published=(int(row[1]) if row[1].strip().isdigit() else
+                                        "nomate" if row[1].strip() == "nomate" else None),
                              kh=parse_kh(row[3])))
     return problems
 
@@ -274,7 +281,9 @@ def _f(x, digits=2):
 def table_row(p):
     o, kh = p["ours"], p["kh"]
     match = "-"
-    if o.get("mate") and p["published"] is not None:
+    if p["published"] == "nomate":
+        match = "yes" if o.get("nomate") else "no" if o.get("mate") else "-"
+    elif o.get("mate") and p["published"] is not None:
         match = "yes" if o["length"] == p["published"] else "no"
     if kh is None:
         kh_len, kh_s = "-", "-"
@@ -413,7 +422,7 @@ def available_mb():
 
 def main():
     ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
-    ap.add_argument("--sets", default="zuko,musou,long", help="comma-separated: zuko,musou,long")
+    ap.add_argument("--sets", default="zuko,musou,long", help="comma-separated: zuko,musou,long,hard")
     ap.add_argument("--ids", default=None, help="problem numbers, e.g. 1-20,98 (row number in long)")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per problem and solver")
     ap.add_argument("--hash", type=int, default=4096, help="our table size in MB")
