@@ -423,7 +423,7 @@ def available_mb():
 def main():
     ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--sets", default="zuko,musou,long", help="comma-separated: zuko,musou,long,hard")
-    ap.add_argument("--ids", default=None, help="problem numbers, e.g. 1-20,98 (row number in long)")
+    ap.add_argument("--ids", default=None, help="problem numbers, e.g. 1-20,98 (row number in long, or among hard)")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per problem and solver")
     ap.add_argument("--hash", type=int, default=4096, help="our table size in MB")
     ap.add_argument("--jobs", type=int, default=1, help="problems in parallel, one process each")
