@@ -717,8 +717,19 @@ def _note_unknown(control, pending, work_moves, best, ply, m):
 
 @njit(cache=True, _nrt=False)
 def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max_depth,
-                max_nodes, control, pending, work_moves, work_pn, work_dn, work_hand, work_len,
-                work_rep, work_next, work_wait, frames, move_bufs, on_path, line_moves, small):
+                max_nodes, control, work):
+    """The search (_search) with its work arrays carved out of one buffer, `work`
+    (new_workspace): a call from Python pays for every array it passes (numba checks
+    each one's type and unpacks it), ~0.3 µs of a 3-ply problem's ~6 µs call with the
+    14 passed one by one."""
+    return _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max_depth,
+                   max_nodes, control, *_carve(work))
+
+
+@njit(cache=True, _nrt=False)
+def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max_depth,
+            max_nodes, control, pending, work_moves, work_pn, work_dn, work_hand, work_len,
+            work_rep, work_next, work_wait, frames, move_bufs, on_path, line_moves, small):
     """Search from the position (attacker to move) for a mate within max_depth plies
     (NO_LIMIT: any length). Proofs and disproofs stored under `known_salt` (another
     namespace of the same problem, e.g. the main search's when this one is
@@ -1026,24 +1037,74 @@ def probe(keys, thands, vals, salt, board, hands, state, attacker, out):
     return tt_lookup(keys, thands, vals, table_key(state, hands, salt), hands[attacker], _NO_LIMIT, out)
 
 
+# The work arrays of _search, in the order of its last parameters: paths to
+# interpositions of unknown futility (rule mode), the children of every ply (moves, pn,
+# dn, hand, length, repetition, drop chain), the per-ply frames, two move buffers, the
+# path's key-slot counters (kept zero by the search), a mating line and a few scratch
+# words. Each starts on a 64-byte boundary of the one buffer.
+PENDING_PATHS = 1024     # rule mode: paths to interpositions of unknown futility kept
+_WORK = ((np.int32, (PENDING_PATHS, MAX_PLY + 1)),
+         (np.int32, (MAX_PLY, MAX_MOVES)),
+         (np.int64, (MAX_PLY, MAX_MOVES)),
+         (np.int64, (MAX_PLY, MAX_MOVES)),
+         (np.int64, (MAX_PLY, MAX_MOVES)),
+         (np.int64, (MAX_PLY, MAX_MOVES)),
+         (np.bool_, (MAX_PLY, MAX_MOVES)),
+         (np.int32, (MAX_PLY, MAX_MOVES)),
+         (np.bool_, (MAX_PLY, MAX_MOVES)),
+         (np.int64, (11, MAX_PLY)),
+         (np.int32, (2, 2 * MAX_MOVES)),
+         (np.int32, (2 * (_PATH_MASK + 1),)),
+         (np.int32, (MAX_PLY,)),
+         (np.int64, (LINE_HAND + 1,)))
+
+
+def _work_layout():
+    starts, ends, at = [], [], 0
+    for dtype, shape in _WORK:
+        at = (at + 63) // 64 * 64
+        starts.append(at)
+        at += int(np.prod(shape)) * np.dtype(dtype).itemsize
+        ends.append(at)
+    return tuple(starts), tuple(ends), at
+
+
+_START, _END, _WORK_BYTES = _work_layout()
+(_S0, _S1, _S2, _S3, _S4, _S5, _S6, _S7, _S8, _S9, _S10, _S11, _S12, _S13) = _START
+(_E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10, _E11, _E12, _E13) = _END
+_ROWS = (MAX_PLY, MAX_MOVES)
+
+
+@njit(cache=True, inline="always")
+def _carve(work):
+    """Views of the work arrays in `work` (see _WORK; no copy, no allocation)."""
+    return (work[_S0:_E0].view(np.int32).reshape((PENDING_PATHS, MAX_PLY + 1)),
+            work[_S1:_E1].view(np.int32).reshape(_ROWS),
+            work[_S2:_E2].view(np.int64).reshape(_ROWS),
+            work[_S3:_E3].view(np.int64).reshape(_ROWS),
+            work[_S4:_E4].view(np.int64).reshape(_ROWS),
+            work[_S5:_E5].view(np.int64).reshape(_ROWS),
+            work[_S6:_E6].view(np.bool_).reshape(_ROWS),
+            work[_S7:_E7].view(np.int32).reshape(_ROWS),
+            work[_S8:_E8].view(np.bool_).reshape(_ROWS),
+            work[_S9:_E9].view(np.int64).reshape((11, MAX_PLY)),
+            work[_S10:_E10].view(np.int32).reshape((2, 2 * MAX_MOVES)),
+            work[_S11:_E11].view(np.int32),
+            work[_S12:_E12].view(np.int32),
+            work[_S13:_E13].view(np.int64))
+
+
 def new_workspace():
-    """The work arrays of dfpn_search, in the order of its last parameters: the children
-    of every ply (moves, pn, dn, hand, length, repetition, drop chain), then the per-ply
-    frames, two move buffers, the path's key-slot counters, a mating line and a few
-    scratch words."""
-    return (np.empty((MAX_PLY, MAX_MOVES), dtype=np.int32),
-            np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
-            np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
-            np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
-            np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64),
-            np.empty((MAX_PLY, MAX_MOVES), dtype=np.bool_),
-            np.empty((MAX_PLY, MAX_MOVES), dtype=np.int32),
-            np.empty((MAX_PLY, MAX_MOVES), dtype=np.bool_),
-            np.empty((11, MAX_PLY), dtype=np.int64),
-            np.empty((2, 2 * MAX_MOVES), dtype=np.int32),
-            np.zeros(2 * (_PATH_MASK + 1), dtype=np.int32),     # kept zero by the search
-            np.empty(MAX_PLY, dtype=np.int32),                  # a mating line (LINE_LEN)
-            np.empty(LINE_HAND + 1, dtype=np.int64))
+    """The one buffer of dfpn_search's work arrays, zeroed (the pending paths and the
+    path's slot counters must start at zero)."""
+    return np.zeros(_WORK_BYTES, dtype=np.uint8)
+
+
+def workspace_views(work):
+    """The work arrays of `work` as numpy views, in the order of _WORK (the caller reads
+    the pending paths and the mating line from them)."""
+    return tuple(work[start:end].view(dtype).reshape(shape)
+                 for (dtype, shape), start, end in zip(_WORK, _START, _END))
 
 
 @njit(cache=True)

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import movegen, notation
-from .dfpn import (LINE_HAND, LINE_LEN, STOP_DEPTH, MAX_PLY, dfpn_search, extract_line,
-                   new_workspace, probe, replays_to_mate, store)
+from .dfpn import (LINE_HAND, LINE_LEN, PENDING_PATHS, STOP_DEPTH, MAX_PLY, dfpn_search,
+                   extract_line, new_workspace, probe, replays_to_mate, store, workspace_views)
 from .pieces import USI_LETTER, held_pieces
 from .tt import CLUSTER, INF, NO_LIMIT, new_table, tt_grow
 
@@ -25,7 +25,6 @@ SLICE_NODES = 200_000
 # short searches stay where the caches and the TLB reach.
 FIRST_CLUSTERS = 8192
 GROWTH = 8
-PENDING_PATHS = 1024     # rule mode: paths to interpositions of unknown futility kept
 
 
 @dataclass(slots=True)      # (slots: made in 0.9 µs instead of 1.5, for every problem)
@@ -59,15 +58,16 @@ class Solver:
         self.full_table = new_table(hash_mb)
         self.total_clusters = len(self.full_table[0]) // CLUSTER
         self.use_clusters(FIRST_CLUSTERS)     # sets self.clusters and self.table
-        self.workspace = new_workspace()
-        self._line_moves = self.workspace[-2]
-        self._line_end = self.workspace[-1][LINE_LEN:LINE_HAND + 1]
+        self.work = new_workspace()          # the search's work arrays, in one buffer
+        views = workspace_views(self.work)
+        self.pending = views[0]
+        self._line_moves = views[-2]
+        self._line_end = views[-1][LINE_LEN:LINE_HAND + 1]
         # [stop flag, rule-mode unknown futility, salt of the last search that stored a
         # path-dependent disproof (see dfpn.py), salt of a namespace nothing was stored
         # in yet (set by new_problem, cleared by the first search or store), read the
         # mating line when the root is proven (search's `line`)]
         self.control = np.zeros(5, dtype=np.int64)
-        self.pending = np.zeros((PENDING_PATHS, MAX_PLY + 1), dtype=np.int32)
         self.nodes = 0
         self.salt = 0
         self._rng = random.Random(seed)
@@ -128,7 +128,7 @@ class Solver:
                 budget = min(budget, self.clusters * CLUSTER - self.nodes)
             pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table, salt,
                                                   self.salt, int(rule), max_depth, budget, self.control,
-                                                  self.pending, *self.workspace)
+                                                  self.work)
             spent += n
             self.nodes += n
             if pn == 0 or dn == 0:
