@@ -22,9 +22,9 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
-from .movegen import (DIRECTION_TO, DROP_BASE, MAX_MOVES, STEP, attacked, check_moves, do_move,
-                      emit_moves, evasions, hand_count, key_after, mate_in_one,
-                      quick_mate_in_one, sole_checker, undo_move)
+from .movegen import (DIRECTION_TO, DROP_BASE, EVERY_REPLY, FIRST_REPLY, MAX_MOVES, STEP,
+                      attacked, check_moves, do_move, emit_moves, evasions, hand_count,
+                      key_after, mate_in_one, quick_mate_in_one, sole_checker, undo_move)
 from .pieces import HAND_MASK, HAND_SHIFT, HAND_MIX
 from .position import KEY, KING_SQ, SIDE
 from .tt import INF, NO_LIMIT, hand_covers, tt_lookup, tt_prefetch, tt_store
@@ -40,6 +40,7 @@ MAX_PLY = 2048
 # The root gets a mate-in-3 check once per search (_root_mate_in_three): its checks by
 # number of replies, fewest first, until one has every reply mated in one.
 FIXED_DEPTH_REPLIES = 1
+COUNT_UPTO = np.int64(3)
 # A new defender node's first proof number is its number of replies plus one for
 # every 8 plies of depth, at most 2: a line of forcing checks with single replies no
 # longer looks as cheap as a short mate, which the search used to prove only after a
@@ -409,7 +410,7 @@ def _plain_reply_escapes(board, hands, state, attacker, replies, n, buf):
         for i in range(nc):
             c = buf[i]
             cap_c = do_move(board, hands, state, c)
-            ne = evasions(board, hands, state, answers, _NO)
+            ne = evasions(board, hands, state, answers, EVERY_REPLY)
             plain = _any_plain_reply(state, attacker, answers, ne,
                                      _distant_checker(board, state, attacker))
             undo_move(board, hands, state, c, cap_c)
@@ -514,7 +515,7 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
                                      known_salt, hands[attacker], _NO_LIMIT, look):
                 counts[i] = MAX_MOVES
             else:
-                counts[i] = evasions(board, hands, state, replies, _NO)
+                counts[i] = evasions(board, hands, state, replies, COUNT_UPTO)
             undo_move(board, hands, state, moves[i], cap)
             if counts[i] == 0:
                 return i                   # a mate in one: the search proves it at once
@@ -528,7 +529,7 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
                 return -1
         counts[best] = MAX_MOVES
         cap = do_move(board, hands, state, moves[best])
-        ne = evasions(board, hands, state, replies, _NO)
+        ne = evasions(board, hands, state, replies, EVERY_REPLY)
         mated = _mated_after_check(board, hands, state, keys, thands, vals, generation, salt,
                                    attacker, moves[best], replies, ne, buf, line, small)
         undo_move(board, hands, state, moves[best], cap)
@@ -536,7 +537,7 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
             # The checks not counted yet are only asked whether they mate at once.
             for i in range(counted, n):
                 cap = do_move(board, hands, state, moves[i])
-                mate = evasions(board, hands, state, replies, _YES) == 0
+                mate = evasions(board, hands, state, replies, FIRST_REPLY) == 0
                 undo_move(board, hands, state, moves[i], cap)
                 if mate:
                     return i
@@ -633,7 +634,7 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
         work_rep[ply, i] = True
     elif or_node:
         # Child is a defender node: its number of replies is the first guess.
-        ne = evasions(board, hands, state, scratch, _NO)
+        ne = evasions(board, hands, state, scratch, EVERY_REPLY)
         # At the horizon a reply that no rule calls futile (_plain_reply) escapes in
         # rule mode too (図巧30's rule question within 15 plies: over 2M nodes when
         # every such node was expanded, 1M after).
@@ -811,7 +812,7 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
             if or_node:
                 n = check_moves(board, hands, state, moves)
             else:
-                n = evasions(board, hands, state, moves, _NO)
+                n = evasions(board, hands, state, moves, EVERY_REPLY)
             nmoves[ply] = n
             child_remaining = max_depth - ply - 1
             if not or_node:
@@ -1145,7 +1146,7 @@ def _read_line(board, hands, state, keys, thands, vals, salt, line, max_len, len
         if attacking:
             nm = check_moves(board, hands, state, moves)
         else:
-            nm = evasions(board, hands, state, moves, _NO)
+            nm = evasions(board, hands, state, moves, EVERY_REPLY)
         if nm == 0:
             result = n if not attacking else -(n + 1)
             break
@@ -1201,7 +1202,7 @@ def replays_to_mate(board, hands, state, line, n):
         if state[SIDE] == attacker:
             nm = check_moves(board, hands, state, moves)
         else:
-            nm = evasions(board, hands, state, moves, _NO)
+            nm = evasions(board, hands, state, moves, EVERY_REPLY)
         found = False
         for j in range(nm):
             if moves[j] == line[i]:
@@ -1213,7 +1214,7 @@ def replays_to_mate(board, hands, state, line, n):
         caps[i] = do_move(board, hands, state, line[i])
         done += 1
     if ok:
-        ok = state[SIDE] != attacker and evasions(board, hands, state, moves, _YES) == 0
+        ok = state[SIDE] != attacker and evasions(board, hands, state, moves, FIRST_REPLY) == 0
     for j in range(done - 1, -1, -1):
         undo_move(board, hands, state, line[j], caps[j])
     return ok

@@ -30,6 +30,8 @@ _PAWN, _LANCE, _KNIGHT, _SILVER, _BISHOP, _ROOK, _GOLD, _KING = 1, 2, 3, 4, 5, 6
 _0 = np.int64(0)
 _ALL = np.int64(-1)      # a square set holding every square
 _YES, _NO = np.bool_(True), np.bool_(False)
+# The `limit` of evasions: the first reply only (is it mate?), or every reply.
+FIRST_REPLY, EVERY_REPLY = np.int64(1), np.int64(MAX_MOVES)
 
 
 # ---------------------------------------------------------------- small helpers
@@ -812,9 +814,9 @@ def _pinned_away(board, ksq, frm, to, colour):
 
 
 @njit(cache=True, _nrt=False)
-def _safe_moves_to(board, hands, state, target, ksq, out, n, first_only):
+def _safe_moves_to(board, hands, state, target, ksq, out, n, limit):
     """Append the board moves (not king) of the side to move onto target that leave its
-    king at ksq safe; returns the new count. The side to move is in check by one piece
+    king at ksq safe, until out holds `limit` moves; returns the new count. The side to move is in check by one piece
     and target is that piece's square or a square between it and the king, so a move
     is safe unless its piece is pinned (no need to play it out)."""
     c = state[SIDE]
@@ -827,34 +829,35 @@ def _safe_moves_to(board, hands, state, target, ksq, out, n, first_only):
         if ok:
             out[k] = m
             k += 1
-            if first_only:
+            if k >= limit:
                 break
     return k
 
 
 @njit(cache=True, _nrt=False)
-def evasions(board, hands, state, out, first_only):
-    """Legal replies of the side to move, which is in check; returns the count.
-    With first_only, stops at the first legal reply (a fast "is it mate?")."""
+def evasions(board, hands, state, out, limit):
+    """Legal replies of the side to move, which is in check; returns the count. Stops
+    once it has `limit` of them: FIRST_REPLY for a fast "is it mate?", EVERY_REPLY for
+    all (a count at the limit means "at least that many")."""
     c = state[SIDE]
     ksq = state[KING_SQ + c]
-    n = _king_steps(board, state, ksq, c, out, _0, first_only)
-    if first_only and n:
+    n = _king_steps(board, state, ksq, c, out, _0, limit == 1)
+    if n >= limit:
         return n
     csq = sole_checker(board, state, ksq, 1 - c)
     if csq < 0:
         return n                      # double check: only the king can move
     # Capture the checker, or interpose on the squares between it and the king.
-    n = _safe_moves_to(board, hands, state, csq, ksq, out, n, first_only)
-    if first_only and n:
+    n = _safe_moves_to(board, hands, state, csq, ksq, out, n, limit)
+    if n >= limit:
         return n
     d = DIRECTION_TO[ksq, csq]
     if d >= 8 or STEP[ksq, d] == csq:
         return n                      # knight or contact check: nothing goes between
     t = STEP[ksq, d]
     while t != csq:
-        n = _safe_moves_to(board, hands, state, t, ksq, out, n, first_only)
-        if first_only and n:
+        n = _safe_moves_to(board, hands, state, t, ksq, out, n, limit)
+        if n >= limit:
             return n
         t = STEP[t, d]
     # Drop interpositions (pieces of every kind the defender holds).
@@ -870,7 +873,7 @@ def evasions(board, hands, state, out, first_only):
                     if not (kind == _PAWN and _pawn_drop_mates(board, hands, state, t)):
                         out[n] = t | ((DROP_BASE + kind) << 7)
                         n += 1
-                        if first_only:
+                        if n >= limit:
                             return n
                 t = STEP[t, d]
     return n
@@ -880,7 +883,7 @@ def evasions(board, hands, state, out, first_only):
 def _mates(board, hands, state, m, reply):
     """Play the check m: is the enemy left without a legal reply?"""
     cap = do_move(board, hands, state, m)
-    escapes = evasions(board, hands, state, reply, _YES)
+    escapes = evasions(board, hands, state, reply, FIRST_REPLY)
     undo_move(board, hands, state, m, cap)
     return escapes == 0
 
@@ -1111,7 +1114,7 @@ def quick_mate_in_one(board, hands, state, out):
 def all_moves(board, hands, state, out):
     """Legal moves of the side to move, whether it is in check or not."""
     if in_check(board, state, state[SIDE]):
-        return evasions(board, hands, state, out, _NO)
+        return evasions(board, hands, state, out, EVERY_REPLY)
     return legal_moves(board, hands, state, out)
 
 

@@ -3,7 +3,7 @@ at even plies): a cheap, exact way to compare move generators and to time them."
 import numpy as np
 from numba import njit
 
-from .movegen import MAX_MOVES, check_moves, do_move, evasions, undo_move
+from .movegen import EVERY_REPLY, MAX_MOVES, check_moves, do_move, evasions, undo_move
 
 
 @njit(cache=True)
@@ -32,7 +32,7 @@ def tsume_perft(board, hands, state, depth):
         captured[ply] = do_move(board, hands, state, m)
         nxt = ply + 1
         if nxt % 2 == 1:
-            counts[nxt] = evasions(board, hands, state, moves[nxt], np.bool_(False))
+            counts[nxt] = evasions(board, hands, state, moves[nxt], EVERY_REPLY)
         else:
             counts[nxt] = check_moves(board, hands, state, moves[nxt])
         index[nxt] = 0
