@@ -816,9 +816,10 @@ def _pinned_away(board, ksq, frm, to, colour):
 @njit(cache=True, _nrt=False)
 def _safe_moves_to(board, hands, state, target, ksq, out, n, limit):
     """Append the board moves (not king) of the side to move onto target that leave its
-    king at ksq safe, until out holds `limit` moves; returns the new count. The side to move is in check by one piece
-    and target is that piece's square or a square between it and the king, so a move
-    is safe unless its piece is pinned (no need to play it out)."""
+    king at ksq safe, until out holds `limit` moves; returns the new count. The side
+    to move is in check by one piece and target is that piece's square or a square
+    between it and the king, so a move is safe unless its piece is pinned (no need to
+    play it out)."""
     c = state[SIDE]
     start = n
     n = _moves_to(board, state, c, target, out, n)
