@@ -455,16 +455,18 @@ def test_growing_the_table_keeps_every_entry():
     search grows (Solver.grow): every entry stored so far must be found where the
     larger table looks for it, with the same values. (A search stopped before its first
     growth, then grown by hand. Searches that grow on their own are all those of more
-    than 65,536 nodes in this suite, e.g. test_zuko_056_is_proven_mate.)"""
+    than FIRST_CLUSTERS * CLUSTER nodes in this suite, e.g. test_zuko_056_is_proven_mate.)"""
     import numpy as np
+    from tsume.solver import FIRST_CLUSTERS
     from tsume.tt import CLUSTER, cluster_of
     solver = Solver(hash_mb=64)
     solver.new_problem()
     for cols in _rows("yo_mate11.tsv", limit=40):      # (one namespace: only the table matters)
-        solver.search(Position.from_sfen(cols[0]), 5_000)
-        if solver.nodes > 40_000:
+        solver.search(Position.from_sfen(cols[0]), 500)
+        if solver.nodes > FIRST_CLUSTERS * CLUSTER - 600:     # (next search would grow it)
             break
     old = solver.clusters
+    assert old == FIRST_CLUSTERS                # not grown yet
     keys, hands, vals = (np.array(a) for a in solver.table)
     live = np.flatnonzero(vals[:, 2] != 0)
     assert len(live) > 1000                    # otherwise this test would check little
