@@ -42,10 +42,34 @@ def new_table(hash_mb):
     """A table of about hash_mb megabytes (at least one cluster)."""
     clusters = max(1, (hash_mb * 1024 * 1024) // (ENTRY_BYTES * CLUSTER))
     clusters = 1 << (clusters.bit_length() - 1)          # a power of two: index by mask
-    keys = np.zeros(clusters * CLUSTER, dtype=np.int64)
-    hands = np.zeros(clusters * CLUSTER, dtype=np.int64)
-    vals = np.zeros((clusters * CLUSTER, 5), dtype=np.int32)
+    slots = clusters * CLUSTER
+    keys = _zeroed(slots * 8).view(np.int64)
+    hands = _zeroed(slots * 8).view(np.int64)
+    vals = _zeroed(slots * 20).view(np.int32).reshape(slots, 5)
     return keys, hands, vals
+
+
+_HUGE_PAGE = 2 << 20
+
+
+def _zeroed(nbytes):
+    """nbytes of zeroed memory; from 2 MB on, asked of the kernel as huge pages (Linux
+    transparent huge pages, granted on request where they are set to "madvise"): a
+    long search probes the table at random over gigabytes, and with 4 KB pages nearly
+    every probe also misses the TLB. Plain numpy memory where that cannot be asked."""
+    if nbytes >= _HUGE_PAGE:
+        try:
+            import mmap
+            # (Private: a shared mapping would be shmem, which huge pages skip.)
+            region = mmap.mmap(-1, nbytes + _HUGE_PAGE,      # anonymous: zero-filled
+                               flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+            region.madvise(mmap.MADV_HUGEPAGE)
+            whole = np.frombuffer(region, dtype=np.uint8)
+            start = -whole.ctypes.data % _HUGE_PAGE           # huge pages are 2 MB-aligned
+            return whole[start:start + nbytes]
+        except (ImportError, AttributeError, OSError, ValueError):
+            pass
+    return np.zeros(nbytes, dtype=np.uint8)
 
 
 @intrinsic
