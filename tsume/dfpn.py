@@ -496,16 +496,16 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
     """The root's 2-ply check: is there a check after which every reply allows a mate in
     one? The checks are tried by their number of replies (up to COUNT_UPTO), fewest
     first, and the first that succeeds is stored in the table. Returns its index, or
-    that of a check that mates at once, or -1. A check with one reply is tried as soon as its replies are
-    counted (two in three yo_mate3 mates begin with one), and once one succeeds the
-    other checks are only asked whether they mate at once. Checks already in the table
-    are left to the search; with `fresh` (nothing stored in this namespace yet, and no
-    other to read) the table is not looked at: every lookup would be a cache miss that
-    finds nothing. `counts` is scratch room for n numbers. On success line[0..2] <- the
-    check, its first reply, that reply's mate, and small[LINE_LEN], small[LINE_HAND]
-    <- 3, the attacker's hand after them: a mating line made of generated moves (mate
-    by construction), so the caller need not read one out of the table. The position
-    is left as it was."""
+    that of a check that mates at once, or -1. A check with one reply is tried as soon
+    as its replies are counted (two in three yo_mate3 mates begin with one), and once
+    one succeeds the other checks are only asked whether they mate at once. Checks
+    already in the table are left to the search; with `fresh` (nothing stored in this
+    namespace yet, and no other to read) the table is not looked at: every lookup would
+    be a cache miss that finds nothing. `counts` is scratch room for n numbers. On
+    success line[0..2] <- the check, its first reply, that reply's mate, and
+    small[LINE_LEN], small[LINE_HAND] <- 3, the attacker's hand after them: a mating
+    line made of generated moves (mate by construction), so the caller need not read
+    one out of the table. The position is left as it was."""
     counted = 0              # checks whose replies are counted so far
     while True:
         # Count on until a check has one reply (tried at once), else take the check
@@ -725,7 +725,7 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
                 max_nodes, control, work):
     """The search (_search) with its work arrays carved out of one buffer, `work`
     (new_workspace): a call from Python pays for every array it passes (numba checks
-    each one's type and unpacks it), ~0.3 µs of a 3-ply problem's ~6 µs call with the
+    each one's type and unpacks it), ~0.3 µs of a 3-ply problem's ~10 µs call with the
     14 passed one by one."""
     return _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max_depth,
                    max_nodes, control, *_carve(work))
@@ -1077,23 +1077,23 @@ def _work_layout():
 _START, _END, _WORK_BYTES = _work_layout()
 (_S0, _S1, _S2, _S3, _S4, _S5, _S6, _S7, _S8, _S9, _S10, _S11, _S12, _S13) = _START
 (_E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10, _E11, _E12, _E13) = _END
-_ROWS = (MAX_PLY, MAX_MOVES)
+_SHAPES = tuple(shape for _, shape in _WORK)     # (_carve reads the shapes from _WORK)
 
 
 @njit(cache=True, inline="always")
 def _carve(work):
     """Views of the work arrays in `work` (see _WORK; no copy, no allocation)."""
-    return (work[_S0:_E0].view(np.int32).reshape((PENDING_PATHS, MAX_PLY + 1)),
-            work[_S1:_E1].view(np.int32).reshape(_ROWS),
-            work[_S2:_E2].view(np.int64).reshape(_ROWS),
-            work[_S3:_E3].view(np.int64).reshape(_ROWS),
-            work[_S4:_E4].view(np.int64).reshape(_ROWS),
-            work[_S5:_E5].view(np.int64).reshape(_ROWS),
-            work[_S6:_E6].view(np.bool_).reshape(_ROWS),
-            work[_S7:_E7].view(np.int32).reshape(_ROWS),
-            work[_S8:_E8].view(np.bool_).reshape(_ROWS),
-            work[_S9:_E9].view(np.int64).reshape((11, MAX_PLY)),
-            work[_S10:_E10].view(np.int32).reshape((2, 2 * MAX_MOVES)),
+    return (work[_S0:_E0].view(np.int32).reshape(_SHAPES[0]),
+            work[_S1:_E1].view(np.int32).reshape(_SHAPES[1]),
+            work[_S2:_E2].view(np.int64).reshape(_SHAPES[2]),
+            work[_S3:_E3].view(np.int64).reshape(_SHAPES[3]),
+            work[_S4:_E4].view(np.int64).reshape(_SHAPES[4]),
+            work[_S5:_E5].view(np.int64).reshape(_SHAPES[5]),
+            work[_S6:_E6].view(np.bool_).reshape(_SHAPES[6]),
+            work[_S7:_E7].view(np.int32).reshape(_SHAPES[7]),
+            work[_S8:_E8].view(np.bool_).reshape(_SHAPES[8]),
+            work[_S9:_E9].view(np.int64).reshape(_SHAPES[9]),
+            work[_S10:_E10].view(np.int32).reshape(_SHAPES[10]),
             work[_S11:_E11].view(np.int32),
             work[_S12:_E12].view(np.int32),
             work[_S13:_E13].view(np.int64))
