@@ -1,6 +1,7 @@
 """A/B of two versions of the engine in one process: is a change faster?
 
     python bench/ab.py A B [--set yo_mate7] [--count 1000] [--repeat 3]
+    python bench/ab.py A B --set zuko,musou [--time-limit 60] [--hash 2048]
 
 A and B are checkouts (directories holding a `tsume/` package, e.g. a `git worktree`
 of main and one of the change). Each package is copied under a name of its own
@@ -17,6 +18,13 @@ so a reused cache can silently run the old code.
 
 Sets: yo_mate3..11 (first --count rows) or tanuki (tanuki_generated.tsv), read from
 ../shared/problems/ beside A. Proof and mating line only (answer=False), as in peers.py.
+
+The classics (--set zuko, musou or both, comma-separated: 将棋図巧 / 将棋無双, the first
+--count rows of each, once each, at --time-limit seconds) are solved on a table of --hash MB per engine, with
+the same per-problem salts for A and B (a salt decides where entries land and so the
+order of equal choices; different salts move a long search's nodes by 2x either way,
+which would drown the change). Printed as well: what each solves, and the totals over
+the problems both settle.
 """
 import argparse
 import importlib
@@ -25,7 +33,11 @@ import shutil
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
+
+
+CLASSICS = {"zuko": "zuko.tsv", "musou": "musou.tsv"}
 
 
 def _load(root, name, workdir):
@@ -35,25 +47,94 @@ def _load(root, name, workdir):
     position = importlib.import_module(name + ".position")
     solver = importlib.import_module(name + ".solver")
     solver.warm_up()
-    return position.Position, solver.solve
+    return position.Position, solver
+
+
+def _rows(path):
+    return [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()
+            if line and not line.startswith("#")]
+
+
+def short_sets(engines, rows, repeat):
+    """Each problem by A and B in turn, `repeat` times each; the fastest run counts."""
+    total = [0.0, 0.0]
+    nodes = [0, 0]
+    for sfen in rows:
+        for k, (position_cls, module) in enumerate(engines):
+            pos = position_cls.from_sfen(sfen)
+            best = float("inf")
+            for r in range(repeat):
+                start = time.perf_counter()
+                result = module.solve(pos, hash_mb=256, answer=False)
+                best = min(best, time.perf_counter() - start)
+                if r == 0:
+                    nodes[k] += result.nodes
+            total[k] += best
+    return total, nodes
+
+
+def classics(engines, rows, time_limit, hash_mb):
+    """Each problem once by A and B in turn, with the same salts (see the docstring)."""
+    solvers = []
+    for _, module in engines:
+        solver = module.Solver(hash_mb)
+        for array in solver.full_table:
+            array[::512] = 0          # touch every page before anything is timed
+        solvers.append(solver)
+    total = [0.0, 0.0]
+    nodes = [0, 0]
+    settled = [0, 0]
+    both = [0.0, 0.0]
+    for sfen, _, pid in (row[:3] for row in rows):
+        seconds = []
+        for k, (position_cls, module) in enumerate(engines):
+            pos = position_cls.from_sfen(sfen)
+            # (Checkouts before Solver.reseed: the same through its generator.)
+            reseed = getattr(solvers[k], "reseed", None) or solvers[k]._rng.seed
+            reseed(zlib.crc32(pid.encode()))
+            start = time.perf_counter()
+            result = module.solve(pos, solver=solvers[k], answer=False, time_limit=time_limit)
+            seconds.append(time.perf_counter() - start)
+            nodes[k] += result.nodes
+            settled[k] += result.status in ("mate", "nomate")
+            if result.status not in ("mate", "nomate"):
+                seconds[-1] = None
+            print(f"  {pid} {'AB'[k]} {result.status} {result.length} "
+                  f"{time.perf_counter() - start:.2f} s {result.nodes:,}", flush=True)
+        for k in range(2):
+            total[k] += seconds[k] if seconds[k] is not None else time_limit
+        if None not in seconds:
+            both[0] += seconds[0]
+            both[1] += seconds[1]
+    print(f"settled: A {settled[0]}, B {settled[1]} of {len(rows)}; on the "
+          f"problems both settle: A {both[0]:.1f} s, B {both[1]:.1f} s, "
+          f"B/A {both[1] / max(both[0], 1e-9):.3f}")
+    return total, nodes
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("a", help="checkout A (the baseline)")
     ap.add_argument("b", help="checkout B (the change)")
-    ap.add_argument("--set", default="yo_mate7", help="yo_mate3..yo_mate11 or tanuki")
+    ap.add_argument("--set", default="yo_mate7",
+                    help="yo_mate3..yo_mate11, tanuki, or zuko / musou / zuko,musou")
     ap.add_argument("--count", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--time-limit", type=float, default=60.0, help="classics: per problem")
+    ap.add_argument("--hash", type=int, default=2048, help="classics: table MB per engine")
     args = ap.parse_args()
 
     shared = Path(args.a).resolve().parent / "shared" / "problems"
-    name = "tanuki_generated" if args.set == "tanuki" else args.set
-    path = shared / f"{name}.tsv"
-    if not path.exists():
-        sys.exit(f"ab.py: {path}: not found")
-    rows = [line.split("\t")[0] for line in path.read_text(encoding="utf-8").splitlines()
-            if line and not line.startswith("#")][:args.count]
+    names = args.set.split(",")
+    is_classics = all(name in CLASSICS for name in names)
+    if is_classics:
+        paths = [shared / CLASSICS[name] for name in names]
+    else:
+        paths = [shared / ("tanuki_generated.tsv" if args.set == "tanuki" else f"{args.set}.tsv")]
+    for path in paths:
+        if not path.exists():
+            sys.exit(f"ab.py: {path}: not found")
+    rows = [row for path in paths for row in _rows(path)[:args.count]]
 
     workdir = tempfile.mkdtemp(prefix="tsume-ab-")
     # Before numba compiles anything: a cache of its own (see the module docstring).
@@ -61,19 +142,11 @@ def main():
     sys.path.insert(0, workdir)
     try:
         engines = [_load(args.a, "tsume_a", workdir), _load(args.b, "tsume_b", workdir)]
-        total = [0.0, 0.0]
-        nodes = [0, 0]
-        for sfen in rows:
-            for k, (position_cls, solve) in enumerate(engines):
-                pos = position_cls.from_sfen(sfen)
-                best = float("inf")
-                for r in range(args.repeat):
-                    start = time.perf_counter()
-                    result = solve(pos, hash_mb=256, answer=False)
-                    best = min(best, time.perf_counter() - start)
-                    if r == 0:
-                        nodes[k] += result.nodes
-                total[k] += best
+        if is_classics:
+            total, nodes = classics(engines, rows, args.time_limit, args.hash)
+        else:
+            rows = [row[0] for row in rows]
+            total, nodes = short_sets(engines, rows, args.repeat)
         print(f"{args.set} x{len(rows)}: A {total[0]:.3f} s, B {total[1]:.3f} s, "
               f"B/A {total[1] / total[0]:.3f}; nodes A {nodes[0]:,}, B {nodes[1]:,}")
     finally:

@@ -74,6 +74,11 @@ class Solver:
         self.salt = 0
         self._rng = random.Random(seed)
 
+    def reseed(self, seed):
+        """Start the sequence of salts again from `seed` (see __init__): two solvers
+        reseeded alike search the next problems alike."""
+        self._rng.seed(seed)
+
     def use_clusters(self, clusters):
         """Search in the first `clusters` clusters of the table (all, if it has fewer):
         self.table holds views of them, which every kernel call is given."""
