@@ -53,7 +53,9 @@ COUNT_UPTO = np.int64(3)
 # 7/9 14%/19%/10% faster, yo_mate11 and tanuki_generated unchanged, the classics'
 # proofs about 20% slower (their long lines pay it too). Uncapped, the classics' proofs
 # took 54% longer; one per 4 plies uncapped: yo_mate5/7 32%/27% faster, yo_mate11 24%
-# slower; one per 16 plies: within 3% everywhere.
+# slower; one per 16 plies: within 3% everywhere. A problem whose searches have taken
+# many nodes is no short one: the caller then turns the term off (control[5], see
+# solver.DEPTH_TERM_NODES), which gives the classics' proofs back most of that fifth.
 DEPTH_SHIFT = 3
 DEPTH_CAP = 2
 # The `rule` argument of dfpn_search: plain shogi rules; 無駄合 by rule D2 (_futility:
@@ -552,7 +554,7 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
 def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, known_salt, attacker,
                     or_node, child_remaining, frames, on_path, ply, i, m, scratch, buf, look,
                     work_pn, work_dn, work_hand, work_len, work_rep, rule, checker,
-                    path_before, path_results):
+                    path_before, path_results, depth_cap):
     """First values of child i (move m) of the node at `ply`: a repetition of the path
     (or the attacker back on a board of it with no more pieces than then),
     the table's entry (or a final result of the `known_salt` namespace), a disproof
@@ -683,7 +685,7 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
                 work_len[ply, i] = child_remaining
                 tt_store(keys, thands, vals, generation, ck, ah, INF, _0, _1, child_remaining)
             else:
-                work_pn[ply, i] = _first_guess(scratch, ne) + min(ply >> DEPTH_SHIFT, DEPTH_CAP)
+                work_pn[ply, i] = _first_guess(scratch, ne) + min(ply >> DEPTH_SHIFT, depth_cap)
                 work_dn[ply, i] = 1
     else:
         work_pn[ply, i] = 1
@@ -696,14 +698,14 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
 def _evaluate_joined_child(board, hands, state, keys, thands, vals, generation, salt, known_salt,
                            attacker, or_node, child_remaining, frames, on_path, ply, i, m, scratch,
                            buf, look, work_pn, work_dn, work_hand, work_len, work_rep, rule,
-                           checker, path_before, path_results):
+                           checker, path_before, path_results, depth_cap):
     """_evaluate_child for a drop that joins its chain (rare): a call of its own, so
     that dfpn_search holds one inlined copy of _evaluate_child, not two (each copy
     costs seconds of first-run compile time)."""
     return _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, known_salt,
                            attacker, or_node, child_remaining, frames, on_path, ply, i, m, scratch,
                            buf, look, work_pn, work_dn, work_hand, work_len, work_rep, rule,
-                           checker, path_before, path_results)
+                           checker, path_before, path_results, depth_cap)
 
 
 @njit(cache=True, inline="always")
@@ -750,7 +752,8 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
     be called again to continue (control[2] remembers whether this namespace has
     stored path-dependent disproofs, see the module's note on repetition).
     A call that proves the root leaves a mating line in the workspace when control[4]
-    asks for one (see LINE_LEN).
+    asks for one (see LINE_LEN); control[5] != 0 turns off the depth term of first
+    proof numbers (DEPTH_CAP).
 
     Depth: a proof is stored with its length and used only where that many plies
     remain; a disproof caused by the depth limit is stored with the depth it holds to
@@ -798,6 +801,9 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
     # the first store can only miss.
     fresh = control[3] != 0 and control[3] == salt and known_salt == salt
     control[3] = 0
+    # The depth term of a new defender node's first proof number (DEPTH_CAP), unless
+    # the caller turned it off (control[5]: a long search, see solver.DEPTH_TERM_NODES).
+    depth_cap = np.int64(0) if control[5] != 0 else np.int64(DEPTH_CAP)
     # How many positions of the path fall in each slot (first half: by position key,
     # second half: by board key): a repetition test scans the path only when its slot
     # is taken, not at every child of a long line. All zero between calls (every
@@ -848,7 +854,7 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
                                    known_salt, attacker, or_node, child_remaining, frames, on_path,
                                    ply, i, moves[i], scratch, mate_buf, look, work_pn, work_dn, work_hand,
                                    work_len, work_rep, rule, -1 if or_node else checker[ply],
-                                   ancestors[ply], path_results) < 0:
+                                   ancestors[ply], path_results, depth_cap) < 0:
                     _note_unknown(control, pending, work_moves, best, ply, moves[i])
                 nodes += 1
                 # A child that already settles this node ends the expansion: a mate in
@@ -880,7 +886,7 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
                                               np.int64(j), work_moves[ply, j], scratch, mate_buf,
                                               look, work_pn, work_dn, work_hand, work_len,
                                               work_rep, rule, checker[ply], ancestors[ply],
-                                              path_results) < 0:
+                                              path_results, depth_cap) < 0:
                         _note_unknown(control, pending, work_moves, best, ply, work_moves[ply, j])
                     nodes += 1
             cp = work_pn[ply, i]

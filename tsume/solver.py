@@ -27,6 +27,13 @@ SLICE_NODES = 200_000
 # 5/7 4%/4%/2% faster, tanuki_generated 8%, yo_mate11 unchanged; 256 was no better.
 FIRST_CLUSTERS = 1024
 GROWTH = 8
+# A problem's searches stop adding the depth term to new defender nodes' first proof
+# numbers (dfpn.DEPTH_CAP) once its nodes reach this: the term keeps short problems
+# off long forcing lines, and cost long proofs about a fifth of their time. Proof only,
+# 将棋図巧 + 将棋無双 at 60 s, same salts (bench/ab.py), on the 199 both settle: 0.808
+# at 250K (100K 0.824, 1M 0.92, 4M 0.90); yo_mate9/11 unchanged (their largest
+# problem takes 222K nodes).
+DEPTH_TERM_NODES = 250_000
 
 
 @dataclass(slots=True)      # (slots: made in 0.9 µs instead of 1.5, for every problem)
@@ -68,8 +75,9 @@ class Solver:
         # [stop flag, rule-mode unknown futility, salt of the last search that stored a
         # path-dependent disproof (see dfpn.py), salt of a namespace nothing was stored
         # in yet (set by new_problem, cleared by the first search or store), read the
-        # mating line when the root is proven (search's `line`)]
-        self.control = np.zeros(5, dtype=np.int64)
+        # mating line when the root is proven (search's `line`), no depth term in first
+        # proof numbers (set by search, see DEPTH_TERM_NODES)]
+        self.control = np.zeros(6, dtype=np.int64)
         self.nodes = 0
         self.salt = 0
         self._rng = random.Random(seed)
@@ -133,6 +141,7 @@ class Solver:
                 if self.nodes >= self.clusters * CLUSTER:
                     self.grow()
                 budget = min(budget, self.clusters * CLUSTER - self.nodes)
+            self.control[5] = self.nodes >= DEPTH_TERM_NODES
             pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table, salt,
                                                   self.salt, int(rule), max_depth, budget, self.control,
                                                   self.work)
