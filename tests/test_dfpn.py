@@ -57,6 +57,19 @@ def test_game_positions_with_literal_hands_are_proven_mate(n):
     _solve_all(_rows(f"yo_mate{n}.tsv", limit=40))
 
 
+def test_searches_without_the_depth_term_prove_the_same_problems(monkeypatch):
+    """A long search drops the depth term of first proof numbers (DEPTH_TERM_NODES):
+    a heuristic, which must change no verdict. Turned off from the first node here,
+    so that short problems go through that branch too."""
+    import tsume.solver
+    monkeypatch.setattr(tsume.solver, "DEPTH_TERM_NODES", 0)
+    for n in (5, 9):
+        _solve_all(_rows(f"yo_mate{n}.tsv", limit=40))
+    rows = {c[2]: c for c in _rows("musou.tsv")}
+    assert solve(Position.from_sfen(rows["musou-088"][0]), nodes=20_000_000, answer=False,
+                 solver=Solver(hash_mb=64)).status == "nomate"
+
+
 def test_marken_foo_problems_are_proven_mate():
     _solve_all(_rows("marken_foo_kif.tsv"))
 
