@@ -94,13 +94,13 @@ def classics(engines, rows, time_limit, hash_mb):
             reseed(zlib.crc32(pid.encode()))
             start = time.perf_counter()
             result = module.solve(pos, solver=solvers[k], answer=False, time_limit=time_limit)
-            seconds.append(time.perf_counter() - start)
+            elapsed = time.perf_counter() - start
             nodes[k] += result.nodes
-            settled[k] += result.status in ("mate", "nomate")
-            if result.status not in ("mate", "nomate"):
-                seconds[-1] = None
-            print(f"  {pid} {'AB'[k]} {result.status} {result.length} "
-                  f"{time.perf_counter() - start:.2f} s {result.nodes:,}", flush=True)
+            done = result.status in ("mate", "nomate")
+            settled[k] += done
+            seconds.append(elapsed if done else None)
+            print(f"  {pid} {'AB'[k]} {result.status} {result.length} {elapsed:.2f} s "
+                  f"{result.nodes:,}", flush=True)
         for k in range(2):
             total[k] += seconds[k] if seconds[k] is not None else time_limit
         if None not in seconds:
