@@ -28,11 +28,11 @@ SLICE_NODES = 200_000
 FIRST_CLUSTERS = 1024
 GROWTH = 8
 # A problem's searches stop adding the depth term to new defender nodes' first proof
-# numbers (dfpn.DEPTH_CAP) once its nodes reach this: the term keeps short problems
-# off long forcing lines, and cost long proofs about a fifth of their time. Proof only,
-# 将棋図巧 + 将棋無双 at 60 s, same salts (bench/ab.py), on the 199 both settle: 0.808
-# at 250K (100K 0.824, 1M 0.92, 4M 0.90); yo_mate9/11 unchanged (their largest
-# problem takes 222K nodes).
+# numbers (dfpn.DEPTH_CAP) once its nodes reach this (looked at between slices): the
+# term keeps short problems off long forcing lines, and cost long proofs about a fifth
+# of their time. Proof only, 将棋図巧 + 将棋無双 at 60 s, same salts (bench/ab.py), on
+# the 199 both settle: 0.808 at 250K (100K 0.824, 1M 0.92, 4M 0.90); yo_mate9/11
+# unchanged (their largest problem takes 222K nodes).
 DEPTH_TERM_NODES = 250_000
 
 

@@ -19,6 +19,8 @@ count comes from the arrays' length) and move to a larger prefix as it grows
 fewer cache and TLB misses than across the whole table: yo_mate5/7/11 10%/15%/21%
 faster in a 2.4 MB table than in 256 MB.
 """
+import mmap
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -59,7 +61,6 @@ def _zeroed(nbytes):
     every probe also misses the TLB. Plain numpy memory where that cannot be asked."""
     if nbytes >= _HUGE_PAGE:
         try:
-            import mmap
             # (Private: a shared mapping would be shmem, which huge pages skip.)
             region = mmap.mmap(-1, nbytes + _HUGE_PAGE,      # anonymous: zero-filled
                                flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
@@ -67,7 +68,7 @@ def _zeroed(nbytes):
             whole = np.frombuffer(region, dtype=np.uint8)
             start = -whole.ctypes.data % _HUGE_PAGE           # huge pages are 2 MB-aligned
             return whole[start:start + nbytes]
-        except (ImportError, AttributeError, OSError, ValueError):
+        except (AttributeError, OSError, ValueError):
             pass
     return np.zeros(nbytes, dtype=np.uint8)
 
