@@ -34,6 +34,10 @@ GROWTH = 8
 # the 199 both settle: 0.808 at 250K (100K 0.824, 1M 0.92, 4M 0.90); yo_mate9/11
 # unchanged (their largest problem takes 222K nodes).
 DEPTH_TERM_NODES = 250_000
+# The most nodes solve()'s line walk (Solver._mating_line_slow) gives to proving one
+# position again when the table lost its proof (it gives what the search took, from
+# 100K).
+REPROVE_NODES = 10_000_000
 
 
 @dataclass(slots=True)      # (slots: made in 0.9 µs instead of 1.5, for every problem)
@@ -182,7 +186,7 @@ class Solver:
         store(*self.table, self.salt if salt is None else salt, pos.board, pos.hands,
               pos.state, attacker, pn, dn, length if proven else NO_LIMIT, 1 << 24)
 
-    def proven(self, pos, attacker, max_nodes=100_000, within=NO_LIMIT):
+    def proven(self, pos, attacker, max_nodes=100_000, within=NO_LIMIT, deadline=None):
         """A bound on the mate length if pos is proven mate for the attacker within
         `within` plies, searching a little (depth-limited) if the table lost it; None
         if it is not proven."""
@@ -190,14 +194,14 @@ class Solver:
         if found and out[0] == 0 and out[2] <= within:
             return int(out[2])
         if pos.side_to_move == attacker:
-            pn, _, _, length = self.search(pos, max_nodes, max_depth=within)
+            pn, _, _, length = self.search(pos, max_nodes, deadline, max_depth=within)
             return int(length) if pn == 0 else None
         # Defender to move: proven when every reply is.
         worst = 0
         for move in movegen.legal_moves_of(pos):
             child = pos.copy()
             child.push(move)
-            sub = self.proven(child, attacker, max_nodes, within - 1)
+            sub = self.proven(child, attacker, max_nodes, within - 1, deadline)
             if sub is None:
                 return None
             worst = max(worst, sub + 1)
@@ -220,7 +224,8 @@ class Solver:
         # (A list of Python ints: a copy, since the next search overwrites the array.)
         return self._line_moves[:n].tolist(), end_hand
 
-    def proof_moves(self, pos, max_plies=MAX_PLY, length=NO_LIMIT):
+    def proof_moves(self, pos, max_plies=MAX_PLY, length=NO_LIMIT, deadline=None,
+                    reprove_nodes=100_000):
         """The integer moves of a mating line read from the table (numba), falling back
         to the Python walk, which re-proves what the table lost, when the fast path
         cannot finish; (None, None) if there is no line. `length`: the proven mate
@@ -233,19 +238,21 @@ class Solver:
                                    max_plies, length)
         if n >= 0:
             return buf[:n], int(end_hand)
-        line = self._mating_line_slow(pos, max_plies)
+        line = self._mating_line_slow(pos, max_plies, deadline, reprove_nodes)
         return (None, None) if line is None else (_to_moves(line)[:len(line)], None)
 
-    def _mating_line_slow(self, pos, max_plies):
+    def _mating_line_slow(self, pos, max_plies, deadline=None, reprove_nodes=100_000):
         """A line that mates against every defence: the attacker takes the child with the
         shortest known mate, the defender the reply with the longest, every choice
         within the plies left of the root's proven length. That bound falls by one at
         every ply, so the walk cannot go round a cycle, which the table's lengths alone
         allow once entries were replaced (a child's best remaining proof can then be
         longer than the one its parent's length came from). What the table lost is
-        proven again within the bound."""
+        proven again within the bound, with up to reprove_nodes nodes a position
+        (solve() gives what its search took: see there)."""
         attacker = pos.side_to_move
-        bound = self.proven(pos, attacker, 1_000_000, max_plies)
+        bound = self.proven(pos, attacker, max(1_000_000, reprove_nodes), max_plies,
+                             deadline)
         if bound is None:
             return None
         line = []
@@ -268,7 +275,7 @@ class Solver:
                     if found and out[0] == 0 and out[2] <= left - 1:
                         scored.append((int(out[2]), move))
                 else:
-                    length = self.proven(child, attacker, within=left - 1)
+                    length = self.proven(child, attacker, reprove_nodes, left - 1, deadline)
                     if length is None:
                         return None
                     scored.append((-length, move))
@@ -278,7 +285,8 @@ class Solver:
                 if searched_at == len(line):
                     return None
                 searched_at = len(line)
-                pn, _, _, _ = self.search(cur, 1_000_000, max_depth=left)
+                pn, _, _, _ = self.search(cur, max(1_000_000, reprove_nodes), deadline,
+                                         max_depth=left)
                 if pn != 0:
                     return None
                 continue
@@ -412,7 +420,12 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
         moves, end_hand = solver.found_line()
         if moves is None:
             known = int(proof_length) if proof_length >= 0 else NO_LIMIT
-            moves, end_hand = solver.proof_moves(pos, length=known)
+            # A hard problem's positions take more to prove again than a short one's
+            # (a random bare-king mate of 45 plies, proven in 686K nodes, had a reply
+            # that 100K did not prove again, and was reported unknown).
+            moves, end_hand = solver.proof_moves(
+                pos, length=known, deadline=deadline,
+                reprove_nodes=min(max(100_000, solver.nodes), REPROVE_NODES))
         # A line of the table walk in Python (end_hand None) is replayed before it is
         # reported; the compiled read's line is mate by construction.
         if moves is None or (end_hand is None and not replays_to_mate(
