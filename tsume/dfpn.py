@@ -55,7 +55,7 @@ COUNT_UPTO = np.int64(3)
 # took 54% longer; one per 4 plies uncapped: yo_mate5/7 32%/27% faster, yo_mate11 24%
 # slower; one per 16 plies: within 3% everywhere. A problem whose searches have taken
 # many nodes is no short one: the caller then turns the term off (control[5], see
-# solver.DEPTH_TERM_NODES), which gives the classics' proofs back most of that fifth.
+# solver.DEPTH_TERM_NODES), which gives the classics' proofs back about half of that fifth.
 DEPTH_SHIFT = 3
 DEPTH_CAP = 2
 # The `rule` argument of dfpn_search: plain shogi rules; 無駄合 by rule D2 (_futility:

@@ -32,8 +32,11 @@ GROWTH = 8
 # term keeps short problems off long forcing lines, and cost long proofs about a fifth
 # of their time. Proof only, 将棋図巧 + 将棋無双 at 60 s, same salts (bench/ab.py), on
 # the 199 both settle: 0.808 at 250K (100K 0.824, 1M 0.92, 4M 0.90); yo_mate9/11
-# unchanged (their largest problem takes 222K nodes).
-DEPTH_TERM_NODES = 250_000
+# unchanged (their largest problem takes 222K nodes). 4M, not 250K: on few-piece
+# positions (bare kings with large hands) the switch sent searches down long drop
+# lines; 111 random ones that take over 250K nodes, 10 s each: 334 s and 82 settled at
+# 4M against 510 s and 75 at 250K, 4M faster on 81 and slower on none (2026-12-05).
+DEPTH_TERM_NODES = 4_000_000
 # The most nodes solve()'s line walk (Solver._mating_line_slow) gives to proving one
 # position again when the table lost its proof (it gives what the search took, from
 # 100K).
