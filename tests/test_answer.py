@@ -203,12 +203,9 @@ def test_mated_within_agrees_with_a_full_cshogi_minimax(monkeypatch):
     cap of 0 nodes (every reply left open) and a second of 1, its verdict on every
     check of 5-ply tanuki problems, within 4 and 2 plies, must be that of a full
     minimax in cshogi (every check tried, every reply, cshogi's mate test)."""
-    from oracle import cshogi_checks
+    from oracle import every_check
     from tsume import answer, movegen, notation
     monkeypatch.setattr(answer, "_WIDENING", (0, 1, None))
-
-    def every_check(board, plies):
-        return sorted(cshogi_checks(board))
 
     def oracle_mated_within(sfen, plies):
         board = cshogi.Board(sfen)
@@ -572,12 +569,9 @@ def test_random_positions_agree_with_a_full_cshogi_minimax():
     or game positions; these are neither, so the engine meets shapes no file has."""
     import random
     from collections import Counter
-    from oracle import cshogi_checks
+    from oracle import every_check
     from randpos import random_position
     from tsume.movegen import check_moves_of
-
-    def every_check(board, plies):
-        return sorted(cshogi_checks(board))
 
     rng = random.Random(2026)
     solver = Solver(hash_mb=16)

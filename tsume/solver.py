@@ -37,9 +37,10 @@ GROWTH = 8
 # lines; 111 random ones that take over 250K nodes, 10 s each: 334 s and 82 settled at
 # 4M against 510 s and 75 at 250K, 4M faster on 81 and slower on none (2026-12-05).
 DEPTH_TERM_NODES = 4_000_000
-# The most nodes solve()'s line walk (Solver._mating_line_slow) gives to proving one
-# position again when the table lost its proof (it gives what the search took, from
-# 100K).
+# The nodes the line walk (Solver._mating_line_slow) gives to proving one position
+# again when the table lost its proof: REPROVE_NODES_MIN unless the caller gives more;
+# solve() gives what its search took, up to REPROVE_NODES.
+REPROVE_NODES_MIN = 100_000
 REPROVE_NODES = 10_000_000
 
 
@@ -228,7 +229,7 @@ class Solver:
         return self._line_moves[:n].tolist(), end_hand
 
     def proof_moves(self, pos, max_plies=MAX_PLY, length=NO_LIMIT, deadline=None,
-                    reprove_nodes=100_000):
+                    reprove_nodes=REPROVE_NODES_MIN):
         """The integer moves of a mating line read from the table (numba), falling back
         to the Python walk, which re-proves what the table lost, when the fast path
         cannot finish; (None, None) if there is no line. `length`: the proven mate
@@ -244,7 +245,8 @@ class Solver:
         line = self._mating_line_slow(pos, max_plies, deadline, reprove_nodes)
         return (None, None) if line is None else (_to_moves(line)[:len(line)], None)
 
-    def _mating_line_slow(self, pos, max_plies, deadline=None, reprove_nodes=100_000):
+    def _mating_line_slow(self, pos, max_plies, deadline=None,
+                          reprove_nodes=REPROVE_NODES_MIN):
         """A line that mates against every defence: the attacker takes the child with the
         shortest known mate, the defender the reply with the longest, every choice
         within the plies left of the root's proven length. That bound falls by one at
@@ -428,7 +430,7 @@ def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver
             # that 100K did not prove again, and was reported unknown).
             moves, end_hand = solver.proof_moves(
                 pos, length=known, deadline=deadline,
-                reprove_nodes=min(max(100_000, solver.nodes), REPROVE_NODES))
+                reprove_nodes=min(max(REPROVE_NODES_MIN, solver.nodes), REPROVE_NODES))
         # A line of the table walk in Python (end_hand None) is replayed before it is
         # reported; the compiled read's line is mate by construction.
         if moves is None or (end_hand is None and not replays_to_mate(
