@@ -27,6 +27,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from .errors import TsumeError
 from .pieces import HAND_GUARD
 
 CLUSTER = 8
@@ -40,11 +41,82 @@ NO_LIMIT = 1 << 29               # depth bound of a disproof that holds at any d
 # first, so results do not depend on what was solved before).
 
 
-def new_table(hash_mb):
-    """A table of about hash_mb megabytes (at least one cluster)."""
+# Memory a process needs beside its table (numba, the interpreter, work arrays): a
+# table is refused unless this much stays free after it.
+RESERVE_MB = 200
+
+
+class TableSizeError(TsumeError):
+    """A table larger than the memory this process can have (one line for the user)."""
+
+
+def _table_slots(hash_mb):
     clusters = max(1, (hash_mb * 1024 * 1024) // (ENTRY_BYTES * CLUSTER))
     clusters = 1 << (clusters.bit_length() - 1)          # a power of two: index by mask
-    slots = clusters * CLUSTER
+    return clusters * CLUSTER
+
+
+def table_bytes(hash_mb):
+    """What new_table(hash_mb) allocates (at most hash_mb MB, at least one cluster)."""
+    return _table_slots(hash_mb) * ENTRY_BYTES
+
+
+def available_bytes():
+    """Memory this process may still take without the system running out: the least of
+    the machine's MemAvailable, the cgroup's limit less its usage, and the address-space
+    limit (RLIMIT_AS) less what is mapped. None where none of them can be read. Linux
+    overcommits, so a mapping too large succeeds and the first write kills a process
+    (or a neighbour): a size must be checked against this before the table is touched."""
+    found = []
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    found.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open("/sys/fs/cgroup/memory.max") as f:
+            limit = f.read().strip()
+        if limit != "max":
+            with open("/sys/fs/cgroup/memory.current") as f:
+                found.append(int(limit) - int(f.read()))
+    except (OSError, ValueError):
+        pass
+    try:
+        import resource
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY:
+            with open("/proc/self/statm") as f:
+                mapped = int(f.read().split()[0]) * resource.getpagesize()
+            found.append(soft - mapped)
+    except (ImportError, OSError, ValueError, IndexError):
+        pass
+    return min(found) if found else None
+
+
+def check_table_size(hash_mb):
+    """Raise TableSizeError when a table of hash_mb MB (and RESERVE_MB beside it) does
+    not fit in the memory available now; the message names the largest size that does."""
+    if hash_mb < 1:
+        raise TableSizeError(f"hash size must be at least 1 MB, not {hash_mb}")
+    free = available_bytes()
+    if free is None:
+        return
+    need = table_bytes(hash_mb) + RESERVE_MB * 1024 * 1024 + (_HUGE_PAGE if hash_mb >= 2 else 0)
+    if need > free:
+        fits = max(0, free // (1024 * 1024) - RESERVE_MB - 2)
+        raise TableSizeError(f"a {hash_mb} MB hash table does not fit in the memory available "
+                             f"({free // (1024 * 1024)} MB free, {RESERVE_MB} MB kept for the rest); "
+                             f"at most {fits} MB" if fits else
+                             f"a {hash_mb} MB hash table does not fit: only "
+                             f"{free // (1024 * 1024)} MB of memory are free")
+
+
+def new_table(hash_mb):
+    """A table of about hash_mb megabytes (at least one cluster). The caller checks the
+    size first (check_table_size): the memory is mapped here and written on first use."""
+    slots = _table_slots(hash_mb)
     keys = _zeroed(slots * 8).view(np.int64)
     hands = _zeroed(slots * 8).view(np.int64)
     vals = _zeroed(slots * 20).view(np.int32).reshape(slots, 5)
