@@ -33,6 +33,7 @@ import shutil
 import sys
 import tempfile
 import time
+import types
 import zlib
 from pathlib import Path
 
@@ -46,8 +47,13 @@ def _load(root, name, workdir):
                     ignore=shutil.ignore_patterns("__pycache__"))
     position = importlib.import_module(name + ".position")
     solver = importlib.import_module(name + ".solver")
-    solver.warm_up()
-    return position.Position, solver
+    try:             # (checkouts before the pipeline had solve() in solver.py)
+        front = importlib.import_module(name + ".pipeline")
+    except ImportError:
+        front = solver
+    engine = types.SimpleNamespace(solve=front.solve, warm_up=front.warm_up, Solver=solver.Solver)
+    engine.warm_up()
+    return position.Position, engine
 
 
 def _rows(path):

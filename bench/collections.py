@@ -135,20 +135,21 @@ def _setup(hash_mb):
     global _warm
     if _warm:
         return
-    import tsume.answer
+    import tsume.pipeline
+    from tsume.pipeline import solve
     from tsume.position import Position
-    from tsume.solver import shared_solver, solve
-    # Instrumentation only: solve() imports find_answer from tsume.answer at call time,
-    # so this wrapper sees each call and adds its wall time to _analysis.
-    original = tsume.answer.find_answer
+    from tsume.solver import shared_solver
+    # Instrumentation only: solve() looks up the answer phases (pipeline._answer) at
+    # call time, so this wrapper sees each call and adds its wall time to _analysis.
+    original = tsume.pipeline._answer
 
-    def timed_find_answer(*args, **kwargs):
+    def timed_answer(*args, **kwargs):
         t = time.perf_counter()
         try:
             return original(*args, **kwargs)
         finally:
             _analysis[0] += time.perf_counter() - t
-    tsume.answer.find_answer = timed_find_answer
+    tsume.pipeline._answer = timed_answer
     for array in shared_solver(hash_mb).full_table:     # the Solver solve() will reuse
         array.fill(0)
     solve(Position.from_sfen("8k/9/9/7+R1/9/9/9/9/9 b LP 1"), hash_mb=hash_mb)
@@ -160,8 +161,8 @@ def peak_rss_mb():
 
 
 def run_ours(sfen, time_limit, hash_mb, answer):
+    from tsume.pipeline import solve
     from tsume.position import Position
-    from tsume.solver import solve
     row = {}
     _analysis[0] = 0.0
     t = time.perf_counter()

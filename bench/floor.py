@@ -19,6 +19,8 @@ import cshogi
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tsume import dfpn as D  # noqa: E402
+from tsume import pipeline  # noqa: E402
 from tsume import solver as S  # noqa: E402
 from tsume.position import Position  # noqa: E402
 
@@ -31,17 +33,17 @@ def main():
     path = ROOT.parent / "shared" / "problems" / "yo_mate3.tsv"
     sfens = [line.split("\t")[0] for line in path.open(encoding="utf-8")
              if not line.startswith("#")][:args.count]
-    S.warm_up()
+    pipeline.warm_up()
     solver = S.shared_solver()
     positions = [Position.from_sfen(s) for s in sfens]
     boards = [cshogi.Board(s) for s in sfens]
 
     def kernel(pos):
         solver.new_problem()
-        solver.control[4] = 1          # read the line, as solve() asks
+        solver.control[D.CTRL_WANT_LINE] = 1     # read the line, as solve() asks
         t = time.perf_counter()
-        S.dfpn_search(pos.board, pos.hands, pos.state, *solver.table, solver.salt, solver.salt,
-                      0, S.NO_LIMIT, S.SLICE_NODES, solver.control, solver.work)
+        D.dfpn_search(pos.board, pos.hands, pos.state, *solver.table, solver.salt, solver.salt,
+                      0, D.NO_LIMIT, S.SLICE_NODES, solver.control, solver.work)
         return time.perf_counter() - t
 
     def search(pos):
@@ -52,7 +54,7 @@ def main():
 
     def whole(pos):
         t = time.perf_counter()
-        S.solve(pos, answer=False)
+        pipeline.solve(pos, answer=False)
         return time.perf_counter() - t
 
     def peer(board):

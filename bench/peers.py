@@ -31,7 +31,8 @@ BLOCK = 50      # problems a solver solves in a row (see main)
 REPEATS, REPEAT_BELOW = 3, 1.0     # see best_of
 
 from tsume.position import Position  # noqa: E402
-from tsume.solver import shared_solver, solve, warm_up  # noqa: E402
+from tsume.pipeline import solve, warm_up  # noqa: E402
+from tsume.solver import shared_solver  # noqa: E402
 
 
 def load_sets(count, max_length):

@@ -30,7 +30,8 @@ from numba.core.registry import CPUDispatcher  # noqa: E402
 
 from tsume import dfpn, movegen, tt  # noqa: E402
 from tsume.position import Position  # noqa: E402
-from tsume.solver import shared_solver, solve, warm_up  # noqa: E402
+from tsume.pipeline import solve, warm_up  # noqa: E402
+from tsume.solver import shared_solver  # noqa: E402
 
 
 def _symbols():

@@ -47,7 +47,8 @@ import numpy as np  # noqa: E402
 from tsume.dfpn import RULE_KEEP  # noqa: E402
 from tsume.mudaai import FutilityRule, RuleBudgetExceeded  # noqa: E402
 from tsume.position import Position  # noqa: E402
-from tsume.solver import Solver, warm_up  # noqa: E402
+from tsume.pipeline import warm_up  # noqa: E402
+from tsume.solver import Solver  # noqa: E402
 
 
 def result_rows(path):
@@ -89,7 +90,6 @@ def mate_within_keep_rule(solver, sfen, plies, time_limit, max_nodes, query_node
     assumed = False
     try:
         for fresh in range(1, 1 << 20):
-            solver.control[1] = 0
             left = rule.stop_at - solver.nodes
             if left <= 0 or time.perf_counter() >= deadline:
                 break
@@ -100,7 +100,7 @@ def mate_within_keep_rule(solver, sfen, plies, time_limit, max_nodes, query_node
                 return False, assumed
             if pn != 0:
                 break
-            if solver.control[1] == 0:
+            if solver.unknown_futility == 0:
                 return True, assumed
             assumed = True
             retries = rule.retries

@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from oracle import OutOfTime, cshogi_mates_within, proposer  # noqa: E402
 from reasons import problem_sfens, result_rows  # noqa: E402
 from tsume.position import Position  # noqa: E402
-from tsume.solver import Solver, warm_up  # noqa: E402
+from tsume.pipeline import warm_up  # noqa: E402
+from tsume.solver import Solver  # noqa: E402
 
 PROPOSAL_NODES = 50_000_000
 

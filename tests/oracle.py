@@ -110,9 +110,9 @@ def proposer(solver, attacker, nodes=2_000_000, deadline=None):
             for move in movegen.check_moves_of(pos):
                 child = pos.copy()
                 child.push(move)
-                known, out = solver.probe(child, attacker)
-                if known and out[0] == 0 and out[2] <= plies - 1:
-                    found.append((int(out[2]), notation.move_to_usi(move)))
+                length = solver.proof_length(child, attacker)
+                if length is not None and length <= plies - 1:
+                    found.append((length, notation.move_to_usi(move)))
             if found or searched:
                 break
             pn, dn = solver.search(pos, nodes, deadline, max_depth=plies)[:2]

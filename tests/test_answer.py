@@ -6,7 +6,8 @@ from oracle import OutOfTime, cshogi_mates_within, proposer
 from test_dfpn import _rows, assert_line_mates_under_cshogi
 from tsume import notation
 from tsume.position import Position
-from tsume.solver import Solver, solve
+from tsume.pipeline import solve
+from tsume.solver import Solver
 
 cshogi = pytest.importorskip("cshogi")
 
@@ -30,7 +31,7 @@ def test_tanuki_main_lines_equal_the_recorded_solutions():
     generator counts every interposition, so where our 無駄合 rule finds a shorter mate
     the recorded length must be our strict length and our line must end with the
     defender mated or holding nothing but interpositions."""
-    from tsume.mudaai import only_interpositions_left
+    from tsume.lines import only_interpositions_left
     rows = _rows("tanuki_generated.tsv")
     differing, shortened, open_rule = 0, [], []
     for cols in rows:
@@ -244,7 +245,8 @@ def test_exact_length_starts_from_the_proof_bound_not_the_proof_line():
     reply that loses sooner. Counting down from that line's length would 'prove' it
     exact; the analysis must start from the proof's own length bound."""
     from tsume import movegen, notation
-    from tsume.answer import find_answer
+    from tsume.answer import AnswerFinder
+    from tsume.pipeline import strict_answer
     for cols in _rows("tanuki_generated.tsv"):
         if cols[1] != "7":
             continue
@@ -265,14 +267,14 @@ def test_exact_length_starts_from_the_proof_bound_not_the_proof_line():
         solver.new_problem()
         pn, _, _, upper = solver.search(root, 2_000_000)
         assert pn == 0
-        found = find_answer(solver, root, short_line, int(upper), check_yozume=False, mudaai=False)
-        assert found.length == best.length == 7, cols[2]
+        moves, _, _ = strict_answer(AnswerFinder(solver, root), root, short_line, int(upper))
+        assert len(moves) == best.length == 7, cols[2]
         # With no budget for the analysis, the answer is still a line as long as the
         # proven bound, read from the proofs, not the short line.
-        starved = find_answer(solver, root, short_line, int(upper), check_yozume=False,
-                              mudaai=False, total_nodes=0)
-        assert not starved.exact and starved.length == 7, (cols[2], starved.moves)
-        assert_line_mates_under_cshogi(cols[0], starved.moves)
+        moves, _, exact = strict_answer(AnswerFinder(solver, root, total_nodes=0), root,
+                                        short_line, int(upper))
+        assert not exact and len(moves) == 7, (cols[2], moves)
+        assert_line_mates_under_cshogi(cols[0], moves)
         return
     pytest.skip("no tanuki 7-ply row with a quickly lost defence")
 
@@ -282,7 +284,8 @@ def test_out_of_budget_analysis_reports_the_shortest_mate_it_found():
     the analysis finds a shorter mate but cannot prove that nothing shorter exists, the
     answer is the shorter line (read from the depth-limited proofs), not the proof's,
     and not exact. (Any of the three problems will do: the first whose proof is long.)"""
-    from tsume.answer import find_answer
+    from tsume.answer import AnswerFinder
+    from tsume.pipeline import strict_answer
     for pid in ("zukou-094", "zukou-040", "zukou-034"):
         cols = next(c for c in _rows("zuko.tsv") if c[2] == pid)
         root = Position.from_sfen(cols[0])
@@ -295,11 +298,11 @@ def test_out_of_budget_analysis_reports_the_shortest_mate_it_found():
     else:
         pytest.fail("each proof already has the shortest length: pick other problems")
     proof_line = solver.mating_line(root)
-    found = find_answer(solver, root, proof_line, int(upper), check_yozume=False, mudaai=False,
-                        total_nodes=300_000)
-    assert not found.exact
-    assert found.length == int(cols[1]) < int(upper)
-    assert_line_mates_under_cshogi(cols[0], found.moves)
+    moves, _, exact = strict_answer(AnswerFinder(solver, root, total_nodes=300_000), root,
+                                    proof_line, int(upper))
+    assert not exact
+    assert len(moves) == int(cols[1]) < int(upper)
+    assert_line_mates_under_cshogi(cols[0], moves)
 
 
 def test_rule_mode_settles_a_futile_interposition_inside_a_classic():
@@ -334,10 +337,9 @@ def test_wider_rule_takes_unsettled_interpositions_as_futile():
     solver.new_problem()
 
     def search(namespace, depth, rule):
-        solver.control[1] = 0
         pn, dn, _, length = solver.search(pos, 1_000_000, max_depth=depth, rule=rule,
                                           salt=solver.salt ^ (np.int64(namespace) << 40))
-        return pn, dn, length, int(solver.control[1])
+        return pn, dn, length, solver.unknown_futility
 
     pn, dn, _, unsettled = search(1, 3, RULE_KEEP)
     assert dn == 0                          # no mate in 3 even so
@@ -370,11 +372,10 @@ def test_settle_proof_reads_proofs_whose_last_checks_the_leaf_tests_found():
     solver.new_problem()
     rule = FutilityRule(solver, pos.side_to_move, query_nodes=400_000, keep_piece=True)
     for namespace in range(1, 5):
-        solver.control[1] = 0
         salt = solver.salt ^ (np.int64(namespace) << 40)
         pn, _, _, _ = solver.search(pos, 5_000_000, max_depth=int(cols[1]), salt=salt,
                                     rule=RULE_KEEP)
-        assert pn == 0 and solver.control[1] > 0     # a proof that assumed some futility
+        assert pn == 0 and solver.unknown_futility > 0     # a proof that assumed some futility
         holds, progress = rule.settle_proof(pos, salt, int(cols[1]))
         # Read, it settles something new or stops at a question left open.
         assert progress or holds or rule._open, namespace
@@ -406,7 +407,8 @@ def test_rule_mode_reads_settled_futility_even_when_the_table_lost_the_capture()
     import numpy as np
     from tsume.dfpn import RULE_D2, futility_salt, table_key
     from tsume import movegen
-    from tsume.mudaai import FutilityRule, interposes
+    from tsume.lines import interposes
+    from tsume.mudaai import FutilityRule
     cols = next(c for c in _rows("edge_cases.tsv") if c[2] == "sugyan-solver-issue1")
     before = Position.from_sfen(cols[0])
     for usi in "2d1c 1b1c N*2e 1c1b".split():
@@ -429,9 +431,8 @@ def test_rule_mode_reads_settled_futility_even_when_the_table_lost_the_capture()
     kept = np.isin(keys, verdicts) & (vals[:, 2] != 0) & (vals[:, 0] == 0)
     assert kept.sum() == 7                     # each stored as futile (proven)
     vals[~kept, 2] = 0                         # every other entry lost
-    solver.control[1] = 0
     pn, dn, _, length = solver.search(before, 100_000, max_depth=1, rule=RULE_D2)
-    assert pn == 0 and length == 1 and solver.control[1] == 0
+    assert pn == 0 and length == 1 and solver.unknown_futility == 0
 
 
 def test_rule_mode_disproofs_agree_with_the_python_minimax():
@@ -524,7 +525,7 @@ def test_the_rule_analysis_goes_on_past_its_query_budget():
     where it stopped (doubling the query budget while the analysis has nodes left)
     rather than give up with the length open."""
     from tsume.mudaai import rule_answer
-    from tsume.solver import verify_mating_line
+    from tsume.lines import verify_mating_line
     cols = next(c for c in _rows("zuko.tsv") if c[2] == "zukou-018")
     root = Position.from_sfen(cols[0])
     solver = Solver(hash_mb=64, seed=0)

@@ -96,7 +96,7 @@ def check_record(rec):
         if rec["length"] == rec["strict_length"]:
             assert pos.is_mate()
         else:                                    # ends by the 無駄合 rule
-            from tsume.mudaai import only_interpositions_left
+            from tsume.lines import only_interpositions_left
             assert rec["length"] < rec["strict_length"]
             assert pos.is_mate() or only_interpositions_left(pos)
         assert rec["kifu"].startswith("▲") or rec["kifu"].startswith("△")
@@ -400,7 +400,8 @@ def test_missing_path_is_not_a_usage_error(tmp_path):
 
 
 def test_internal_error_is_contained(monkeypatch):
-    import tsume.solver
+    import tsume.pipeline
+    from tsume.result import Result
 
     calls = []
 
@@ -408,9 +409,9 @@ def test_internal_error_is_contained(monkeypatch):
         calls.append(position.sfen())
         if len(calls) == 1:
             raise RuntimeError("boom\nsecond line")
-        return tsume.solver.Result(status="unknown", reason="test")
+        return Result(status="unknown", reason="test")
 
-    monkeypatch.setattr(tsume.solver, "solve", exploding)
+    monkeypatch.setattr(tsume.pipeline, "solve", exploding)
     result = run("solve", "-f", "jsonl", PROBLEMS / "s3.sfen", PROBLEMS / "s3.csa")
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [

@@ -10,7 +10,9 @@ from shared_data import rows  # noqa: E402
 from tsume.position import Position  # noqa: E402
 from tsume.movegen import hand_after_moves  # noqa: E402
 from tsume.pieces import held_pieces  # noqa: E402
-from tsume.solver import Solver, _to_usi, solve  # noqa: E402
+from tsume.lines import to_usi as _to_usi  # noqa: E402
+from tsume.pipeline import solve  # noqa: E402
+from tsume.solver import Solver  # noqa: E402
 
 
 
@@ -213,9 +215,8 @@ def test_line_walk_stays_within_the_proven_bound_when_stored_lengths_mislead(pid
     solver = Solver(hash_mb=64)
     solver.new_problem()
     assert solver.search(root, 5_000_000)[0] == 0
-    _, out = solver.probe(root, root.side_to_move)
-    bound = int(out[2])
-    vals = solver.table[2]
+    bound = solver.probe(root, root.side_to_move).length
+    vals = solver.table.vals
     this_problem = vals[:, 4] == np.int32(solver.salt & 0x3FFFFFFF)
     mine = (vals[:, 0] == 0) & (vals[:, 2] != 0) & this_problem
     even = mine & (vals[:, 3] % 2 == 0) & (vals[:, 3] < 100)
@@ -253,9 +254,9 @@ def _stored_disproofs(solver, root, max_positions=400, max_plies=4, with_hand=Fa
             if seen > max_positions:
                 return found
             if ply % 2 == 0 and ply > 0:
-                ok, out = solver.probe(pos, attacker)
-                if ok and out[1] == 0 and out[2] >= NO_LIMIT:
-                    found.append((pos, int(out[3])) if with_hand else pos)
+                entry = solver.probe(pos, attacker)
+                if entry is not None and entry.dn == 0 and entry.length >= NO_LIMIT:
+                    found.append((pos, entry.hand) if with_hand else pos)
             moves = movegen.check_moves_of(pos) if ply % 2 == 0 else movegen.legal_moves_of(pos)
             for move in moves:
                 child = pos.copy()
@@ -408,9 +409,9 @@ def _stored_proofs(solver, root, max_positions=600, max_plies=4):
             seen += 1
             if seen > max_positions:
                 return found
-            ok, out = solver.probe(pos, attacker)
-            if ok and out[0] == 0:
-                found.append((pos, int(out[3]), int(out[2])))
+            entry = solver.probe(pos, attacker)
+            if entry is not None and entry.pn == 0:
+                found.append((pos, entry.hand, entry.length))
             moves = movegen.check_moves_of(pos) if ply % 2 == 0 else movegen.legal_moves_of(pos)
             for move in moves:
                 child = pos.copy()

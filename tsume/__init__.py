@@ -3,7 +3,9 @@
     from tsume import Position, read_problems, solve
 """
 from .errors import FormatError, PositionError, TsumeError
+from .limits import Limits
 from .position import Position
+from .result import Result
 
 __version__ = "0.1.0"
 
@@ -14,11 +16,11 @@ def read_problems(path_or_text, defender_hand="auto", **kwargs):
     return _read(path_or_text, defender_hand, **kwargs)
 
 
-def solve(position, **kwargs):
-    """Prove mate or no mate; see tsume.solver.solve."""
-    from .solver import solve as _solve
-    return _solve(position, **kwargs)
+def solve(position, limits=None, **kwargs):
+    """Prove mate or no mate and find the composer's answer; see tsume.pipeline.solve."""
+    from .pipeline import solve as _solve
+    return _solve(position, limits, **kwargs)
 
 
-__all__ = ["Position", "read_problems", "solve", "FormatError", "PositionError", "TsumeError",
-           "__version__"]
+__all__ = ["Position", "read_problems", "solve", "Limits", "Result", "FormatError",
+           "PositionError", "TsumeError", "__version__"]

@@ -1,24 +1,20 @@
-"""From a proof to the composer's answer (SPEC §2.3-§2.5): the exact mate length, the
-main line chosen by the tsume rules, 駒余り, 変同 and the 余詰 check.
+"""The strict answer's questions (SPEC §2.3, §2.5): the exact mate length, the main
+line chosen by the tsume rules, 駒余り, 変同 and the 余詰 check. The pipeline
+(pipeline.py) asks them in turn; the 無駄合 rule's are in mudaai.py.
 
 Everything here asks the df-pn engine small questions ("is there a mate within d
 plies from here?") through Solver.search with a depth limit. Those searches share one
-table namespace of their own (proofs there carry their length, depth-bounded
-disproofs their depth), apart from the main proof's namespace, which the 余詰 check
-uses. A question that runs out of budget makes the answer "not exact" rather than
-wrong: the caller then reports the verified proof line it already has.
+table namespace of their own (solver.DEPTH_NAMESPACE: proofs there carry their
+length, depth-bounded disproofs their depth), apart from the main proof's namespace,
+which the 余詰 check uses. A question that runs out of budget raises OutOfBudget,
+which makes the answer "not exact" rather than wrong: the pipeline then reports the
+verified line it already has.
 """
 import time
-from dataclasses import dataclass, field
-
-import numpy as np
 
 from . import movegen, notation
-from .solver import verify_mating_line
+from .solver import DEPTH_NAMESPACE, namespace
 
-# Mixed into the salt's high bits only: the low bits name the problem's generation in
-# the table (tt.py), which both namespaces share.
-_DEPTH_NAMESPACE = np.int64(0x5A5A_1234) << 32
 # Nodes the out-of-budget fallback may still spend to read a line as long as the
 # shortest mate proven, re-proving what the table lost on the way (line_of_length).
 REPROVE_NODES = 5_000_000
@@ -28,19 +24,6 @@ _WIDENING = (10_000, 200_000, None)
 
 class OutOfBudget(Exception):
     """A depth-limited question could not be settled within the node budget."""
-
-
-@dataclass
-class Answer:
-    length: int
-    moves: list
-    exact: bool = True              # length proven minimal and line chosen by the rules
-    komaamari: bool = False
-    leftover: dict = field(default_factory=dict)   # pieces left in the attacker's hand
-    yozume: list = field(default_factory=list)
-    henka: list = field(default_factory=list)
-    strict_length: int = 0          # every interposition counted
-    mudaai: str = "not counted"     # how futile interpositions were treated
 
 
 def display_order(move):
@@ -55,9 +38,9 @@ def stored_proof_length(solver, pos, attacker, salt):
     neither has one (an upper bound of the mate length only)."""
     best = None
     for s in (salt, solver.salt):
-        found, out = solver.probe(pos, attacker, salt=s)
-        if found and out[0] == 0 and (best is None or out[2] < best):
-            best = int(out[2])
+        length = solver.proof_length(pos, attacker, salt=s)
+        if length is not None and (best is None or length < best):
+            best = length
     return best
 
 
@@ -155,7 +138,7 @@ class AnswerFinder:
         self.solver = solver
         self.root = root.copy()
         self.attacker = root.side_to_move
-        self.salt = solver.salt ^ _DEPTH_NAMESPACE
+        self.salt = namespace(solver.salt, DEPTH_NAMESPACE)
         self.query_nodes = query_nodes
         self.stop_at = solver.nodes + total_nodes
         self.deadline = deadline
@@ -164,6 +147,8 @@ class AnswerFinder:
         self.length_until = length_until
         self._memo = {}
         self.bound = None       # shortest mate length proven so far (exact_length)
+        self.henka = []         # 変同 met by line(): {ply, moves}
+        self.last_move_alternatives = []   # other mates at the last move: {ply, move}
 
     # ------------------------------------------------------------ questions
     def _budget(self):
@@ -432,95 +417,3 @@ class AnswerFinder:
             seen.append(cur.key())
         kind = "ukai" if any(k in main_keys for k in seen) else "yozume"
         return {"kind": kind, "length": worst}
-
-
-def find_answer(solver, root, proof_line, upper, yozume_nodes=100_000, check_yozume=True,
-                query_nodes=20_000_000, total_nodes=50_000_000, mudaai=True,
-                mudaai_nodes=20_000_000, deadline=None, rule_budget_of_its_own=False,
-                length_until=None):
-    """The tsume answer for a proven root. `upper` is the proof's length bound (from the
-    search, not len(proof_line): the proof line's defender may give up early, so its
-    length can be below the shortest forced mate). Falls back to the proof line
-    (exact=False) when a question runs out of budget. With mudaai, futile
-    interpositions (SPEC §2.4, rule D2) are not counted: `length`/`moves` follow the
-    rule, `strict_length` counts every interposition. length_until: a time before the
-    deadline until which the shortest length's questions may go past the node budget."""
-    from .mudaai import rule_answer
-    finder = AnswerFinder(solver, root, query_nodes, total_nodes, deadline, length_until)
-    finder.henka = []
-    finder.last_move_alternatives = []
-    length = None
-    try:
-        length = finder.exact_length(upper)
-        moves, end = finder.line(root, length)
-        exact = True
-    except OutOfBudget:
-        # Report a line as long as the shortest mate proven so far when the proofs
-        # give one (see below), else the proof line. When the shortest length is
-        # settled and the line has it, that length is reported as exact; the choices
-        # among lines (駒余り, 変同) are left unmade.
-        moves = list(proof_line)
-
-        def proof_length(pos):
-            return stored_proof_length(solver, pos, finder.attacker, finder.salt)
-
-        def replies(pos):
-            return sorted(movegen.legal_moves_of(pos), key=notation.move_to_usi)
-
-        # The shortest mate proven: by this analysis, or stored by an earlier one.
-        bound = min(b for b in (finder.bound, upper, proof_length(root)) if b is not None)
-        if bound != len(moves):
-            # The proof line may be longer than that mate, or shorter (its defender
-            # may give up early): read one from the proofs of the analysis and of the
-            # main search, as long as a proven bound and no longer than this one.
-            reprove = finder.reprover(REPROVE_NODES)
-            other = line_of_length(root, bound, proof_length, replies, reprove=reprove,
-                                   confirm=lambda plies: reprove(root, plies) is not None)
-            if other is not None and verify_mating_line(root, other):
-                moves = other
-        exact = length is not None and length == len(moves)
-        finder.henka, finder.last_move_alternatives = [], []
-    answer = Answer(length=len(moves), moves=moves, exact=exact)
-    answer.strict_length = len(moves)
-    answer.mudaai = "not counted" if mudaai else "counted"
-    if mudaai:
-        bound = length if exact else (finder.bound or upper)
-        # The rule's analysis may cost up to twice what the problem cost so far (at
-        # least 10M nodes, at most mudaai_nodes): enough for the classics, and a short
-        # problem does not wait long on interposition questions it cannot settle. It
-        # comes out of what the analysis budget left, unless rule_budget_of_its_own
-        # (no node limit was asked for): else the rule was never asked on two thirds
-        # of the classics, whose strict analysis used all of its budget (the deadline
-        # still bounds both).
-        rule_nodes = min(mudaai_nodes, max(10_000_000, 2 * solver.nodes))
-        if not rule_budget_of_its_own:
-            rule_nodes = min(rule_nodes, max(0, finder.stop_at - solver.nodes))
-        rule = rule_answer(solver, root, bound, moves, total_nodes=rule_nodes, deadline=deadline)
-        if rule is None:
-            answer.mudaai = "not evaluated (budget)"
-        else:
-            # exact: a shorter line by the rule is exact when the rule's analysis
-            # proved nothing shorter (that the strict length is the shortest says
-            # nothing of it); the strict line stays exact when the strict analysis
-            # settled it, or the rule's did (no shorter mate by the rule, so none
-            # strictly). "not fully evaluated" says when the rule's minimality stayed
-            # open.
-            if rule[1] is not None:
-                answer.length, answer.moves = rule[0], rule[1]
-                answer.exact = rule[2]
-                finder.henka, finder.last_move_alternatives = [], []
-            elif rule[2] and rule[0] == len(moves):
-                answer.exact = True
-            if not rule[2]:
-                answer.mudaai = "not fully evaluated (budget)"
-    end = root.copy()
-    for usi in answer.moves:
-        end.push_usi(usi)
-    answer.komaamari = not _hand_is_empty(end, finder.attacker)
-    answer.leftover = {k: n for k, n in end.hand(finder.attacker).items() if n}
-    answer.henka = finder.henka
-    answer.yozume = [dict(ply=a["ply"], move=a["move"], kind="last-move", length=answer.length)
-                     for a in finder.last_move_alternatives]
-    if check_yozume:
-        answer.yozume = finder.yozume(answer.moves, yozume_nodes) + answer.yozume
-    return answer

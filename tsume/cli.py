@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 
 import click
 
+from .render import checkmate_line, summary_line, verdict_lines
+from .result import RECORD_KEYS, STATUSES, record
+
 PROBLEM_SUFFIXES = (".sfen", ".txt", ".tsv", ".kif", ".kifu", ".bod", ".csa")
 OUTPUT_FORMATS = ("text", "json", "jsonl", "kif", "usi")
-JSON_KEYS = ("source", "sfen", "status", "length", "strict_length", "moves", "kifu",
-             "komaamari", "leftover", "yozume", "henka", "mudaai", "exact", "complete", "sakui",
-             "nodes", "seconds", "reason", "error")
+JSON_KEYS = RECORD_KEYS
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_NOT_COMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 MAX_MESSAGE = 240          # characters of one stderr message (a 1 MB bad line stays one short line)
 
@@ -186,29 +187,20 @@ def _board_text(position):
 
 # ---------------------------------------------------------------- solving one problem
 def _record(item):
-    """The JSON object of one problem (SPEC keys, README "JSON schema")."""
-    return {"source": item.source, "sfen": None, "status": "error", "length": None,
-            "strict_length": None, "moves": [], "kifu": "", "komaamari": False, "leftover": {},
-            "yozume": [], "henka": [], "mudaai": None, "exact": False, "complete": False,
-            "sakui": None,
-            "nodes": 0, "seconds": 0.0, "reason": None, "error": item.error}
+    """The JSON object of a problem that has no result (README "JSON schema")."""
+    return record(item.source, error=item.error)
 
 
 def _solve_fields(sfen, limits):
     """Solve one position given as an explicit SFEN; the record fields it fills. Runs in
     the main process or in a --jobs worker (so it takes and returns plain data)."""
-    from . import notation, solver
+    from . import notation, pipeline
     from .position import Position
     position = Position.from_sfen(sfen)
-    result = solver.solve(position, **limits)
-    if result.status not in ("mate", "nomate", "unknown"):
+    result = pipeline.solve(position, **limits)
+    if result.status not in STATUSES[:3]:
         raise ValueError(f"solver returned status {result.status!r}: {result.reason}")
-    fields = dict(status=result.status, length=result.length, strict_length=result.strict_length,
-                  moves=[str(m) for m in result.moves], komaamari=bool(result.komaamari),
-                  leftover=dict(result.leftover), yozume=list(result.yozume),
-                  henka=list(result.henka), mudaai=result.mudaai, exact=bool(result.exact),
-                  complete=bool(result.complete), nodes=int(result.nodes),
-                  seconds=round(float(result.seconds), 4), reason=result.reason, error=None)
+    fields = result.fields()
     if fields["moves"]:
         fields["kifu"] = notation.line_to_japanese(position, fields["moves"])
     return fields
@@ -243,66 +235,6 @@ def _solve_item(item, run, limits, fields=None):
         run.error(item.source, message, internal=True)
         rec.update(_record(item), sfen=rec["sfen"], error=message)
         return rec
-
-
-def _verdict(rec):
-    """Verdict lines of the text format, Japanese then English."""
-    status = rec["status"]
-    if status == "mate":
-        n = rec["length"]
-        lines = [f"{rec['kifu']}　まで{n}手詰" + ("（駒余り）" if rec["komaamari"] else "")]
-        lines.append("USI: " + " ".join(rec["moves"]))
-        if rec["strict_length"] not in (None, n):
-            lines.append(f"{n}手詰 (無駄合除く) / strict {rec['strict_length']}")
-        flaws = []
-        for y in rec["yozume"]:
-            if y["kind"] == "yozume":
-                flaws.append(f"余詰あり: {y['ply']}手目 {y['move']} ({y['length']}手で詰む) "
-                             f"/ alternative mate at ply {y['ply']}: {y['move']}")
-        if rec["komaamari"]:
-            left = " ".join(f"{k}{v if v > 1 else ''}" for k, v in rec["leftover"].items())
-            flaws.append(f"駒余り: {left} / pieces left in hand: {left}")
-        unchecked = [f"{y['ply']}手目 {y['move']}" for y in rec["yozume"] if y["kind"] == "unchecked"]
-        if unchecked:
-            flaws.append("余詰未確認 / not settled within the budget: " + ", ".join(unchecked))
-        if not rec["exact"]:
-            flaws.append("手数未確定 / length not proven shortest (budget)")
-        info = [f"{y['ply']}手目 {y['move']}" for y in rec["yozume"] if y["kind"] == "last-move"]
-        ukai = [f"{y['ply']}手目 {y['move']}" for y in rec["yozume"] if y["kind"] == "ukai"]
-        if rec["complete"]:
-            lines.append(f"完全作 / complete: mate in {n}")
-        else:
-            lines.append(f"詰み {n}手 / mate in {n}" + ("" if flaws else " (余詰 check skipped)"))
-        lines += flaws
-        if info:
-            lines.append("最終手余詰 / other mates at the last move: " + ", ".join(info))
-        if ukai:
-            lines.append("迂回 / detours back to the main line: " + ", ".join(ukai))
-        if rec["henka"]:
-            lines.append("変同 / equal defences: " + ", ".join(
-                f"{h['ply']}手目 {'/'.join(h['moves'])}" for h in rec["henka"]))
-        if rec["sakui"]:
-            s = rec["sakui"]
-            lines.append("作意と一致 / matches the author's line" if s["matches"] else
-                         (f"早詰 / shorter than the author's {s['length']} plies" if s["hayazume"]
-                          else f"作意と異なる / differs from the author's line ({s['length']}手)"))
-        return lines
-    if status == "nomate":
-        return ["不詰 / no mate"]
-    if status == "unknown":
-        return [f"不明 / unknown ({rec['reason'] or 'search budget exhausted'})"]
-    return [f"エラー / error: {_one_line(rec['error'] or '')}"]
-
-
-def _usi_answer(rec):
-    """USI ``go mate`` style answer (SPEC §4.2)."""
-    if rec["status"] == "mate":
-        return "checkmate " + " ".join(rec["moves"])
-    if rec["status"] == "nomate":
-        return "checkmate nomate"
-    if rec["status"] == "unknown":
-        return "checkmate timeout"
-    return "error"
 
 
 def _json_default(obj):
@@ -523,11 +455,11 @@ def _emit(fmt, item, rec, first):
                 lines.append(_board_text(item.position))
             except Exception:   # noqa: BLE001 - the diagram is a courtesy; the verdict matters
                 pass
-        lines.extend(_verdict(rec))
+        lines.extend(verdict_lines(rec))
         click.echo("\n".join(lines))
     elif fmt == "usi":
         if rec["status"] != "error":
-            click.echo(f"{item.source}\t{_usi_answer(rec)}")
+            click.echo(f"{item.source}\t{checkmate_line(rec)}")
     elif fmt == "kif":
         if rec["status"] != "error":
             click.echo(("" if first else "\n") + _kif_text(item, rec), nl=False)
@@ -540,7 +472,7 @@ def _kif_text(item, rec):
     from .formats.kif import write_kif
     title = item.metadata.get("title") or None
     body = write_kif(item.position, moves=rec["moves"] or None, title=title)
-    head = f"# {_one_line(item.source, 400)}\n# 結果：{_one_line(_verdict(rec)[-1 if rec['status'] != 'mate' else 2], 300)}\n"
+    head = f"# {_one_line(item.source, 400)}\n# 結果：{_one_line(summary_line(rec), 300)}\n"
     return head + body + ("" if body.endswith("\n") else "\n")
 
 

@@ -6,7 +6,7 @@ live in per-ply frame arrays while the node is on the search path, and in the
 transposition table (tt.py) otherwise. The recursion of the textbook MID() is an
 explicit stack (frame arrays indexed by ply), so deep problems cannot overflow any
 stack, and the search stops cleanly at a node or depth limit or when a stop flag is
-raised from another thread (control[0] != 0), leaving the position as it was.
+raised from another thread (control[CTRL_STOP] != 0), leaving the position as it was.
 
 Repetition (SPEC §1.6): a child that repeats a position of the current path is a
 failure for the attacker *on this path only*; so is the attacker back on a board of the
@@ -18,6 +18,8 @@ search that comes back to it with the same positions on its path finds it: witho
 that, such a search derived it again every time, which kept 無双73 (no mate as
 transcribed) unsolved after 350M nodes. Proofs never depend on repetitions.
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 from numba.extending import register_jitable
@@ -27,35 +29,26 @@ from .movegen import (DIRECTION_TO, DROP_BASE, EVERY_REPLY, FIRST_REPLY, MAX_MOV
                       key_after, mate_in_one, quick_mate_in_one, sole_checker, undo_move)
 from .pieces import HAND_MASK, HAND_SHIFT, HAND_MIX
 from .position import KEY, KING_SQ, SIDE
-from .tt import INF, NO_LIMIT, hand_covers, tt_lookup, tt_prefetch, tt_store
+from .tt import (INF, LOOK_DN, LOOK_HAND, LOOK_LEN, LOOK_PN, LOOK_SIZE, NO_LIMIT, hand_covers,
+                 tt_lookup, tt_prefetch, tt_store)
 
 MAX_PLY = 2048
 # A new defender node with at most this many replies gets a 2-ply check (every reply
-# allows a mate in one?). With 1 (forced replies): tanuki_generated 25-30% faster, yo_mate
-# and the classics unchanged; with 2 the failing mate searches cost more than they save.
-# That check's mate in one is quick_mate_in_one (set tests before playing a check out,
-# about twice as fast as mate_in_one, which it can miss): yo_mate5-9 10-15% faster,
-# same nodes, for about 15 s more first-run compile (cold start 60-68 -> 76-83 s).
-# Even so, all replies (3: nodes -10-25%) still cost more time than saved.
+# allows a mate in one?), with quick_mate_in_one (set tests before playing a check
+# out; it can miss a mate, never invent one). More replies cost more than they save.
 # The root gets a mate-in-3 check once per search (_root_mate_in_three): its checks by
 # number of replies, fewest first, until one has every reply mated in one.
 FIXED_DEPTH_REPLIES = 1
 # The root's mate in three counts each check's replies only up to COUNT_UPTO (more
-# sort as that many, in generation order): the mating check of a yo_mate3 problem has
-# at most 3 replies in 95% of them, and the count then stops before the long tail of
-# interpositions (yo_mate3 2% faster in-process, yo_mate5 unchanged).
+# sort as that many, in generation order): a short problem's mating check mostly has
+# few replies, and the count then stops before the long tail of interpositions.
 COUNT_UPTO = np.int64(3)
 # A new defender node's first proof number is its number of replies plus one for
-# every 8 plies of depth, at most 2: a line of forcing checks with single replies no
-# longer looks as cheap as a short mate, which the search used to prove only after a
-# long mate down such a line (yo_mate5 #861, a 5-ply mate: 24,773 nodes for a 31-ply
-# one; 99 nodes within 5 plies). In-process, against the search without it: yo_mate5/
-# 7/9 14%/19%/10% faster, yo_mate11 and tanuki_generated unchanged, the classics'
-# proofs about 20% slower (their long lines pay it too). Uncapped, the classics' proofs
-# took 54% longer; one per 4 plies uncapped: yo_mate5/7 32%/27% faster, yo_mate11 24%
-# slower; one per 16 plies: within 3% everywhere. A problem whose searches have taken
-# many nodes is no short one: the caller then turns the term off (control[5], see
-# solver.DEPTH_TERM_NODES), which gives the classics' proofs back about half of that fifth.
+# every 2**DEPTH_SHIFT plies of depth, at most DEPTH_CAP: a line of forcing checks with
+# single replies then no longer looks as cheap as a short mate, which the search used
+# to prove only after a long mate down such a line. Long proofs pay for it too, so a
+# problem whose searches have taken many nodes turns it off (CTRL_NO_DEPTH_TERM, see
+# solver.DEPTH_TERM_NODES). The measured trade-offs: bench/MEASUREMENTS.md.
 DEPTH_SHIFT = 3
 DEPTH_CAP = 2
 # The `rule` argument of dfpn_search: plain shogi rules; 無駄合 by rule D2 (_futility:
@@ -64,8 +57,8 @@ DEPTH_CAP = 2
 # that more interpositions are futile and mates are no longer (bench/reasons.py). An
 # interposition of unknown futility is a defence under RULE_D2, which keeps its proofs
 # sound, and futile under RULE_KEEP, which keeps its disproofs sound (a proof there
-# holds only if none was met: control[1] == 0). RULE_D2_DISPROVE is D2 with an
-# interposition of unknown futility taken as futile: the defender has at most the
+# holds only if none was met: control[CTRL_UNKNOWN_FUTILITY] == 0). RULE_D2_DISPROVE is D2
+# with an# interposition of unknown futility taken as futile: the defender has at most the
 # defences it has under D2, so a disproof there says no mate within the depth by D2
 # whatever is still unknown (mudaai.py: a shorter mate ruled out in one search).
 RULE_PLAIN, RULE_D2, RULE_KEEP, RULE_D2_DISPROVE = 0, 1, 2, 3
@@ -79,11 +72,24 @@ RULE_PLAIN, RULE_D2, RULE_KEEP, RULE_D2_DISPROVE = 0, 1, 2, 3
 FUTILITY_NAMESPACE = np.int64(0x6C6C_13F0) << 32
 KEEP_FUTILITY_NAMESPACE = np.int64(0x6C6C_13E1) << 32
 STOP_NONE, STOP_NODES, STOP_FLAG, STOP_DEPTH = 0, 1, 2, 3
+# The slots of `control`, the int64 array through which the caller steers a search
+# and the search answers back (Solver.control):
+CTRL_STOP = 0              # caller, any thread: != 0 stops the search at its next node
+CTRL_UNKNOWN_FUTILITY = 1  # search: interpositions of unknown futility met (rule mode)
+CTRL_PATH_SALT = 2         # search: the namespace that stored path-dependent disproofs
+CTRL_FRESH_SALT = 3        # caller: a namespace nothing was stored in yet (0: none)
+CTRL_WANT_LINE = 4         # caller: != 0 reads the mating line when the root is proven
+CTRL_NO_DEPTH_TERM = 5     # caller: != 0 drops the depth term of first proof numbers
+CONTROL_SIZE = 6
+# The rows of the per-ply `frames` array (one column per ply of the search path).
+(F_NMOVES, F_THPN, F_THDN, F_BEST, F_CAPTURED, F_PATH, F_TKEY, F_START_NODES, F_CHECKER,
+ F_ANCESTORS, F_PHAND) = range(11)
+FRAME_ROWS = 11
 # Where a search that proved its root leaves a mating line: the moves in the
 # workspace's `line_moves`, and in the last work array (`small`) their number (0: none)
 # and the attacker's hand at the line's end (Solver.found_line reads them). The root's
-# mate in three writes it; else, when the caller asks (control[4] != 0), the search
-# reads it out of the table before returning (_read_line).
+# mate in three writes it; else, when the caller asks (CTRL_WANT_LINE), the search reads
+# it out of the table before returning (_read_line).
 LINE_LEN, LINE_HAND = 89, 90
 _FULL_MIX = HAND_MIX[0]
 # Constants handed to other compiled functions are typed values, not Python literals:
@@ -261,10 +267,10 @@ def _lookup(keys, thands, vals, key, salt, known_salt, hand, remaining, look):
     """tt_lookup, falling back on a proof or disproof of the `known_salt` namespace
     (its running numbers are not wanted) when this namespace has no final result."""
     found = tt_lookup(keys, thands, vals, key, hand, remaining, look)
-    if known_salt == salt or (found and (look[0] == 0 or look[1] == 0)):
+    if known_salt == salt or (found and (look[LOOK_PN] == 0 or look[LOOK_DN] == 0)):
         return found
     if tt_lookup(keys, thands, vals, key ^ salt ^ known_salt, hand, remaining, look) and (
-            look[0] == 0 or look[1] == 0):
+            look[LOOK_PN] == 0 or look[LOOK_DN] == 0):
         return True
     return found and tt_lookup(keys, thands, vals, key, hand, remaining, look)
 
@@ -299,7 +305,7 @@ def _path_key(key, path_before):
 def _path_disproof(keys, thands, vals, key, path_before, hand, remaining, look):
     """Is the position disproven below these path positions, with this very hand?"""
     return tt_lookup(keys, thands, vals, _path_key(key, path_before), hand, remaining, look) \
-        and look[1] == 0 and look[3] == hand
+        and look[LOOK_DN] == 0 and look[LOOK_HAND] == hand
 
 
 @register_jitable
@@ -326,9 +332,9 @@ def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, 
     if tt_lookup(keys, thands, vals, table_key(state, hands, futility_salt(known_salt, hand_back,
                                                                            checker, to)),
                  hands[attacker], _NO_LIMIT, look):
-        if look[0] == 0:
+        if look[LOOK_PN] == 0:
             return 1
-        if look[1] == 0:
+        if look[LOOK_DN] == 0:
             return 0
     n = emit_moves(scratch, 0, checker, to, board[checker], attacker)
     status = 0
@@ -352,10 +358,10 @@ def _futility(board, hands, state, keys, thands, vals, known_salt, checker, to, 
         hands[attacker] += piece
         hands[defender] -= piece
         undo_move(board, hands, state, m, cap)
-        if found and look[0] == 0:
+        if found and look[LOOK_PN] == 0:
             status = 1
             break
-        if not (found and look[1] == 0):
+        if not (found and look[LOOK_DN] == 0):
             unknown = True
     if status == 0 and unknown:
         status = -1
@@ -568,7 +574,7 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
     it adds no plies); one whose futility is not known counts as a real defence.
     Returns that futility (1, 0, -1: unknown; 0 outside rule mode). Leaves the
     position as it was."""
-    path = frames[5]
+    path = frames[F_PATH]
     cap = do_move(board, hands, state, m)
     ck = table_key(state, hands, salt)
     ah = hands[attacker]
@@ -590,7 +596,7 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
         # mode: futility there depends on the defender's hand.)
         j = ply - 1
         while j >= 0:
-            if frames[6, j] == ck and hand_covers(frames[10, j], ah):
+            if frames[F_TKEY, j] == ck and hand_covers(frames[F_PHAND, j], ah):
                 rep = True
                 break
             j -= 2
@@ -623,20 +629,20 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
         work_dn[ply, i] = 0
         work_len[ply, i] = child_remaining
     elif _lookup(keys, thands, vals, ck, salt, known_salt, ah, child_remaining, look) and (
-            look[0] == 0 or look[1] == 0 or not (path_results and _path_disproof(
-                keys, thands, vals, ck, path_before, ah, child_remaining, look[4:]))):
-        work_pn[ply, i] = look[0]
-        work_dn[ply, i] = look[1]
-        work_len[ply, i] = look[2]
-        if look[0] == 0 or look[1] == 0:
-            work_hand[ply, i] = look[3]
+            look[LOOK_PN] == 0 or look[LOOK_DN] == 0 or not (path_results and _path_disproof(
+                keys, thands, vals, ck, path_before, ah, child_remaining, look[LOOK_SIZE:]))):
+        work_pn[ply, i] = look[LOOK_PN]
+        work_dn[ply, i] = look[LOOK_DN]
+        work_len[ply, i] = look[LOOK_LEN]
+        if look[LOOK_PN] == 0 or look[LOOK_DN] == 0:
+            work_hand[ply, i] = look[LOOK_HAND]
     elif path_results and _path_disproof(keys, thands, vals, ck, path_before, ah, child_remaining,
                                          look):
         # Disproven before on this very path (a repetition of it): as good as a
         # repetition found now.
         work_pn[ply, i] = INF
         work_dn[ply, i] = 0
-        work_len[ply, i] = look[2]
+        work_len[ply, i] = look[LOOK_LEN]
         work_rep[ply, i] = True
     elif or_node:
         # Child is a defender node: its number of replies is the first guess.
@@ -713,8 +719,8 @@ def _note_unknown(control, pending, work_moves, best, ply, m):
     """Rule mode: count an interposition of unknown futility and keep its path (the
     moves from the root, the interposition last) while `pending` has room, so that
     the caller can settle it and search again."""
-    k = control[1]
-    control[1] = k + 1
+    k = control[CTRL_UNKNOWN_FUTILITY]
+    control[CTRL_UNKNOWN_FUTILITY] = k + 1
     if k < pending.shape[0] and ply + 2 <= pending.shape[1]:
         pending[k, 0] = ply + 1
         for p in range(ply):
@@ -742,18 +748,18 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
     namespace of the same problem, e.g. the main search's when this one is
     depth-limited; pass `salt` for none) are used where no entry of this one is found:
     they hold whatever the namespace. With `rule` (RULE_D2) futile interpositions are not
-    defences (無駄合, see _futility; control[1] counts those whose futility was not
-    known, and `pending` keeps the paths to the first of them): a proof is then a
+    defences (無駄合, see _futility; control[CTRL_UNKNOWN_FUTILITY] counts those whose
+    futility was not known, and `pending` keeps the paths to the first of them): a proof is then a
     mate by that rule and its length counts no futile interposition, so such a search
     needs a namespace of its own; so does RULE_KEEP, the same with a wider rule.
     Returns (root pn, root dn, nodes, stop reason, length): length is the proof's mate
     length, or for a disproof the depth it holds to.
     The table keeps everything learned, so a call that stopped at max_nodes can simply
-    be called again to continue (control[2] remembers whether this namespace has
-    stored path-dependent disproofs, see the module's note on repetition).
-    A call that proves the root leaves a mating line in the workspace when control[4]
-    asks for one (see LINE_LEN); control[5] != 0 turns off the depth term of first
-    proof numbers (DEPTH_CAP).
+    be called again to continue (control[CTRL_PATH_SALT] remembers whether this namespace
+    has     stored path-dependent disproofs, see the module's note on repetition).
+    A call that proves the root leaves a mating line in the workspace when
+    control[CTRL_WANT_LINE] asks for one (see LINE_LEN); control[CTRL_NO_DEPTH_TERM] != 0
+    turns off the depth term of first     proof numbers (DEPTH_CAP).
 
     Depth: a proof is stored with its length and used only where that many plies
     remain; a disproof caused by the depth limit is stored with the depth it holds to
@@ -765,22 +771,22 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
     # them may allocate.
     scratch = move_bufs[0]
     mate_buf = move_bufs[1]      # the 2-ply check's own
-    look = small[:8]           # (look[4:] for a second lookup that keeps the first)
-    last_drop = small[8:LINE_LEN]
+    look = small[:2 * LOOK_SIZE]    # (look[LOOK_SIZE:] for a second lookup that keeps the first)
+    last_drop = small[2 * LOOK_SIZE:LINE_LEN]
     small[LINE_LEN] = 0
     # Per-ply frames. Each is written at a ply before it is read there, so none is
     # cleared between calls.
-    nmoves = frames[0]
-    thpn = frames[1]
-    thdn = frames[2]
-    best = frames[3]
-    captured = frames[4]
-    path = frames[5]
-    tkey = frames[6]
-    start_nodes = frames[7]
-    checker = frames[8]    # rule mode: distant slider checker
-    ancestors = frames[9]  # the path's positions up to this ply, as one key (_path_hash)
-    phand = frames[10]     # the attacker's hand at each ply
+    nmoves = frames[F_NMOVES]
+    thpn = frames[F_THPN]
+    thdn = frames[F_THDN]
+    best = frames[F_BEST]
+    captured = frames[F_CAPTURED]
+    path = frames[F_PATH]
+    tkey = frames[F_TKEY]
+    start_nodes = frames[F_START_NODES]
+    checker = frames[F_CHECKER]      # rule mode: distant slider checker
+    ancestors = frames[F_ANCESTORS]  # the path's positions up to this ply as one key (_path_hash)
+    phand = frames[F_PHAND]          # the attacker's hand at each ply
     nodes = np.int64(0)
     stop = STOP_NONE
     root_pn = np.int64(1)
@@ -795,15 +801,17 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
     ancestors[0] = _path_hash(path[0])
     # Has this namespace stored any disproof under a path key? (Until it has, children
     # need not be looked up there.)
-    path_results = control[2] == salt
-    # Nothing stored in this namespace yet (the caller's word, control[3] == salt, for
-    # its first call after new_problem) and no other namespace to read: lookups before
+    path_results = control[CTRL_PATH_SALT] == salt
+    # Nothing stored in this namespace yet (the caller's word, control[CTRL_FRESH_SALT] ==
+    # salt, for     # its first call after new_problem) and no other namespace to read: lookups before
     # the first store can only miss.
-    fresh = control[3] != 0 and control[3] == salt and known_salt == salt
-    control[3] = 0
+    fresh = (control[CTRL_FRESH_SALT] != 0 and control[CTRL_FRESH_SALT] == salt
+             and known_salt == salt)
+    control[CTRL_FRESH_SALT] = 0
     # The depth term of a new defender node's first proof number (DEPTH_CAP), unless
-    # the caller turned it off (control[5]: a long search, see solver.DEPTH_TERM_NODES).
-    depth_cap = np.int64(0) if control[5] != 0 else np.int64(DEPTH_CAP)
+    # the caller turned it off (CTRL_NO_DEPTH_TERM: a long search, see
+    # solver.DEPTH_TERM_NODES).
+    depth_cap = np.int64(0) if control[CTRL_NO_DEPTH_TERM] != 0 else np.int64(DEPTH_CAP)
     # How many positions of the path fall in each slot (first half: by position key,
     # second half: by board key): a repetition test scans the path only when its slot
     # is taken, not at every child of a long line. All zero between calls (every
@@ -915,7 +923,7 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
             pn = min(pn, INF - 2)
             dn = min(dn, INF - 2)
 
-        if (nodes >= max_nodes or control[0] != 0) and stop == STOP_NONE:
+        if (nodes >= max_nodes or control[CTRL_STOP] != 0) and stop == STOP_NONE:
             stop = STOP_NODES if nodes >= max_nodes else STOP_FLAG
 
         if pn >= thpn[ply] or dn >= thdn[ply] or pn == 0 or dn == 0 or stop != STOP_NONE:
@@ -980,7 +988,7 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
                 tt_store(keys, thands, vals, generation, _path_key(tkey[ply], ancestors[ply - 1]),
                          hands[attacker], pn, dn, nodes - start_nodes[ply] + 1, length)
                 path_results = True
-                control[2] = salt
+                control[CTRL_PATH_SALT] = salt
             if ply == 0:
                 root_pn = pn
                 root_dn = dn
@@ -1030,13 +1038,13 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
         # The root's mate in three is not what proved the root (a mate in one was
         # found after it), or nothing did.
         small[LINE_LEN] = 0
-        if root_pn == 0 and control[4] != 0:
+        if root_pn == 0 and control[CTRL_WANT_LINE] != 0:
             # Read here, not in a call of its own: the entries and the code it needs are
             # still in the caches (on tanuki_generated that was a fifth of solve's
             # time). (The frames, moves and lookup words are free now: scratch.)
             n, end_hand = _read_line(board, hands, state, keys, thands, vals, salt,
                                      line_moves, MAX_PLY - 1, root_len, move_bufs[0], look,
-                                     frames[0], frames[1])
+                                     frames[F_NMOVES], frames[F_THPN])
             small[LINE_LEN] = max(n, 0)
             small[LINE_HAND] = end_hand
     return root_pn, root_dn, nodes, stop, root_len
@@ -1048,31 +1056,33 @@ def probe(keys, thands, vals, salt, board, hands, state, attacker, out):
     return tt_lookup(keys, thands, vals, table_key(state, hands, salt), hands[attacker], _NO_LIMIT, out)
 
 
-# The work arrays of _search, in the order of its last parameters: paths to
-# interpositions of unknown futility (rule mode), the children of every ply (moves, pn,
-# dn, hand, length, repetition, drop chain), the per-ply frames, two move buffers, the
-# path's key-slot counters (kept zero by the search), a mating line and a few scratch
-# words. Each starts on a 64-byte boundary of the one buffer.
+# The work arrays of _search, in the order of its last parameters (the names are
+# its parameters'): paths to interpositions of unknown futility (rule mode), the
+# children of every ply (moves, pn, dn, hand, length, repetition, drop chain), the
+# per-ply frames (F_*), two move buffers, the path's key-slot counters (kept zero by
+# the search), a mating line and a few scratch words (lookups, the drop chain's last
+# drops, LINE_LEN and LINE_HAND). Each starts on a 64-byte boundary of the one buffer.
 PENDING_PATHS = 1024     # rule mode: paths to interpositions of unknown futility kept
-_WORK = ((np.int32, (PENDING_PATHS, MAX_PLY + 1)),
-         (np.int32, (MAX_PLY, MAX_MOVES)),
-         (np.int64, (MAX_PLY, MAX_MOVES)),
-         (np.int64, (MAX_PLY, MAX_MOVES)),
-         (np.int64, (MAX_PLY, MAX_MOVES)),
-         (np.int64, (MAX_PLY, MAX_MOVES)),
-         (np.bool_, (MAX_PLY, MAX_MOVES)),
-         (np.int32, (MAX_PLY, MAX_MOVES)),
-         (np.bool_, (MAX_PLY, MAX_MOVES)),
-         (np.int64, (11, MAX_PLY)),
-         (np.int32, (2, 2 * MAX_MOVES)),
-         (np.int32, (2 * (_PATH_MASK + 1),)),
-         (np.int32, (MAX_PLY,)),
-         (np.int64, (LINE_HAND + 1,)))
+_WORK = (("pending", np.int32, (PENDING_PATHS, MAX_PLY + 1)),
+         ("work_moves", np.int32, (MAX_PLY, MAX_MOVES)),
+         ("work_pn", np.int64, (MAX_PLY, MAX_MOVES)),
+         ("work_dn", np.int64, (MAX_PLY, MAX_MOVES)),
+         ("work_hand", np.int64, (MAX_PLY, MAX_MOVES)),
+         ("work_len", np.int64, (MAX_PLY, MAX_MOVES)),
+         ("work_rep", np.bool_, (MAX_PLY, MAX_MOVES)),
+         ("work_next", np.int32, (MAX_PLY, MAX_MOVES)),
+         ("work_wait", np.bool_, (MAX_PLY, MAX_MOVES)),
+         ("frames", np.int64, (FRAME_ROWS, MAX_PLY)),
+         ("move_bufs", np.int32, (2, 2 * MAX_MOVES)),
+         ("on_path", np.int32, (2 * (_PATH_MASK + 1),)),
+         ("line_moves", np.int32, (MAX_PLY,)),
+         ("small", np.int64, (LINE_HAND + 1,)))
+Workspace = namedtuple("Workspace", [name for name, _, _ in _WORK])
 
 
 def _work_layout():
     starts, ends, at = [], [], 0
-    for dtype, shape in _WORK:
+    for _, dtype, shape in _WORK:
         at = (at + 63) // 64 * 64
         starts.append(at)
         at += int(np.prod(shape)) * np.dtype(dtype).itemsize
@@ -1083,7 +1093,7 @@ def _work_layout():
 _START, _END, _WORK_BYTES = _work_layout()
 (_S0, _S1, _S2, _S3, _S4, _S5, _S6, _S7, _S8, _S9, _S10, _S11, _S12, _S13) = _START
 (_E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10, _E11, _E12, _E13) = _END
-_SHAPES = tuple(shape for _, shape in _WORK)     # (_carve reads the shapes from _WORK)
+_SHAPES = tuple(shape for _, _, shape in _WORK)     # (_carve reads the shapes from _WORK)
 
 
 @njit(cache=True, inline="always")
@@ -1112,10 +1122,10 @@ def new_workspace():
 
 
 def workspace_views(work):
-    """The work arrays of `work` as numpy views, in the order of _WORK (the caller reads
-    the pending paths and the mating line from them)."""
-    return tuple(work[start:end].view(dtype).reshape(shape)
-                 for (dtype, shape), start, end in zip(_WORK, _START, _END))
+    """The work arrays of `work` as a Workspace of numpy views (the caller reads the
+    pending paths and the mating line from them)."""
+    return Workspace(*(work[start:end].view(dtype).reshape(shape)
+                       for (_, dtype, shape), start, end in zip(_WORK, _START, _END)))
 
 
 @njit(cache=True)
@@ -1170,20 +1180,20 @@ def _read_line(board, hands, state, keys, thands, vals, salt, line, max_len, len
             cap = do_move(board, hands, state, m)
             ok = tt_lookup(keys, thands, vals, table_key(state, hands, salt), hands[attacker], _NO_LIMIT, look)
             undo_move(board, hands, state, m, cap)
-            proven = ok and look[0] == 0
+            proven = ok and look[LOOK_PN] == 0
             if attacking:
-                if proven and (chosen < 0 or look[2] < chosen_len):
+                if proven and (chosen < 0 or look[LOOK_LEN] < chosen_len):
                     chosen = i
-                    chosen_len = look[2]
+                    chosen_len = look[LOOK_LEN]
                     if expect < _NO_LIMIT and chosen_len <= expect - 1:
                         break             # no sibling can be shorter
             else:
                 if not proven:
                     chosen = -2
                     break
-                if chosen < 0 or look[2] > chosen_len:
+                if chosen < 0 or look[LOOK_LEN] > chosen_len:
                     chosen = i
-                    chosen_len = look[2]
+                    chosen_len = look[LOOK_LEN]
                     if chosen_len >= expect - 1:
                         break             # no sibling can be longer
         if chosen < 0:

@@ -15,20 +15,17 @@ futility is still unknown counts as a real defence, which keeps every proof soun
 answer is exact only when none was met.
 """
 import time
+from typing import NamedTuple
 
 import numpy as np
 
 from . import movegen, notation
+from . import pieces as P
 from .answer import display_order, line_of_length, stored_proof_length
 from .dfpn import RULE_D2_DISPROVE, futility_salt
-from . import pieces as P
+from .lines import interposes, verify_mating_line
+from .solver import DISPROVE_NAMESPACE, RULE_NAMESPACE, namespace
 
-# Rule-mode searches get a namespace of their own (high bits of the salt only: the low
-# bits name the problem's generation in the table).
-_RULE_NAMESPACE = np.int64(0x3C3C_5678) << 32
-# ... and the searches of FutilityRule.no_mate_within others (their bits 32-39 differ,
-# so the counters both keep in bits 40 and up never make the two meet).
-_DISPROVE_NAMESPACE = np.int64(0x2D2D_9ABC) << 32
 # Up to this many plies the rule's length comes from a Python minimax over the proven
 # tree (exact and quick there); beyond, from the engine's rule mode.
 SHORT_BOUND = 13
@@ -42,7 +39,17 @@ FIRST_PASS_NODES = 5_000
 
 
 class RuleBudgetExceeded(Exception):
-    pass
+    """A futility question or the rule's minimax ran out of its budget or time."""
+
+
+class RuleLength(NamedTuple):
+    """What rule_answer found: the mate length by the rule; the line when it is
+    shorter than the strict bound it was given (None: none shorter found); settled:
+    no mate by the rule two plies shorter exists (so `length` is the shortest), every
+    futility question that disproof met being settled."""
+    length: int
+    line: list | None
+    settled: bool
 
 
 class FutilityRule:
@@ -194,16 +201,15 @@ class FutilityRule:
                 if left <= 0 or (self.deadline is not None
                                  and time.perf_counter() >= self.deadline):
                     return False
-                solver.control[1] = 0
                 # A namespace of its own each time: the proofs of an earlier one may
                 # rest on what has been settled since.
                 self._disprove_searches += 1
-                salt = solver.salt ^ _DISPROVE_NAMESPACE ^ (np.int64(self._disprove_searches) << 40)
+                salt = namespace(solver.salt, DISPROVE_NAMESPACE, self._disprove_searches)
                 pn, dn, _, _ = solver.search(root, left, deadline=self.deadline,
                                              max_depth=depth, salt=salt, rule=RULE_D2_DISPROVE)
                 if dn == 0:
                     return True
-                if pn != 0 or solver.control[1] == 0:
+                if pn != 0 or solver.unknown_futility == 0:
                     return False            # the budget, or a mate that assumed nothing
                 holds, progress = self.settle_proof(root, salt, depth)
                 if holds or not progress:
@@ -233,8 +239,8 @@ class FutilityRule:
                 return False
             # A plain proof assumes nothing; the leaf checks of the search store an
             # attacker node proven by a mate in one, or three, without its children.
-            found, plain = solver.probe(pos, attacker)
-            if found and plain[0] == 0 and plain[2] <= left:
+            plain = solver.proof_length(pos, attacker)
+            if plain is not None and plain <= left:
                 return True
             proven = []
             for move in movegen.check_moves_of(pos):
@@ -247,9 +253,8 @@ class FutilityRule:
                     proven.append((length, child))
             # The shortest stored proof first; another where the table lost part of one.
             for _, child in sorted(proven, key=lambda entry: entry[0]):
-                found, plain = solver.probe(child, attacker)   # a plain proof assumes nothing
-                if (found and plain[0] == 0 and plain[2] <= left - 1) \
-                        or defender_node(child, left - 1):
+                plain = solver.proof_length(child, attacker)   # a plain proof assumes nothing
+                if (plain is not None and plain <= left - 1) or defender_node(child, left - 1):
                     verified.add(key)
                     return True
             unreadable.add(key)
@@ -278,7 +283,8 @@ class FutilityRule:
     # ------------------------------------------------------------ rule minimax
     def _count(self):
         self.visited += 1
-        if self.visited > self.max_positions:
+        if self.visited > self.max_positions or (
+                self.deadline is not None and time.perf_counter() >= self.deadline):
             raise RuleBudgetExceeded
 
     def value_or(self, pos, limit):
@@ -398,13 +404,9 @@ class FutilityRule:
 
 def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
                 total_nodes=20_000_000, deadline=None):
-    """The mate by the 無駄合 rule, given `bound`, a proven strict mate length bound
-    (which bounds the rule's length too) and the strict line to start from:
-    (length, line, settled) for a shorter mate by the rule; (bound, None, settled) when
-    none shorter than `bound` was found; None when the budget ran out before any
-    answer. settled: no mate by the rule two plies shorter exists (so `length` is the
-    shortest), every futility question met by that disproof being settled."""
-    from .solver import verify_mating_line
+    """The mate by the 無駄合 rule (a RuleLength), given `bound`, a proven strict mate
+    length bound (which bounds the rule's length too) and the strict line to start
+    from; None when the budget ran out before any answer."""
     rule = FutilityRule(solver, root.side_to_move, deadline=deadline)
     if bound <= SHORT_BOUND:
         # Short problems: a plain minimax over the proven tree, lengths tried from 1
@@ -417,16 +419,16 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
                 open_below = rule.undecided
                 found = rule.value_or(root.copy(), limit)
                 if found is not None:
-                    return found[0], found[1], not open_below or rule.no_mate_within(
-                        root, found[0] - 2, query_nodes, total_nodes)
-            return bound, None, not rule.undecided or rule.no_mate_within(
-                root, bound - 2, query_nodes, total_nodes)
+                    return RuleLength(found[0], found[1], not open_below or rule.no_mate_within(
+                        root, found[0] - 2, query_nodes, total_nodes))
+            return RuleLength(bound, None, not rule.undecided or rule.no_mate_within(
+                root, bound - 2, query_nodes, total_nodes))
         except RuleBudgetExceeded:
             pass                        # too big for it: the engine's rule mode below
     stop_at = solver.nodes + total_nodes
     rule.stop_at = stop_at
     fresh = 0
-    salt = solver.salt ^ _RULE_NAMESPACE
+    salt = namespace(solver.salt, RULE_NAMESPACE)
     length, line, settled, answered = bound, None, False, False
     # What the searches in the current namespace met: interpositions of unknown
     # futility (a search that ran out of its query budget is continued there, so a
@@ -442,11 +444,10 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
             left = stop_at - solver.nodes
             if left <= 0:
                 break
-            solver.control[1] = 0
             before = solver.nodes
             pn, dn, _, found = solver.search(root, min(search_nodes, left), deadline=deadline,
                                              max_depth=length - 2, salt=salt, rule=True)
-            met_unknown |= solver.control[1] != 0
+            met_unknown |= solver.unknown_futility != 0
             paths += solver.pending_paths()
             if dn == 0:
                 answered = True
@@ -468,7 +469,7 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
                 if not rule.settle_paths(root, paths) and rule.settled_count() == known:
                     break           # nothing new could be settled
                 fresh += 1          # a namespace never used before (not a toggle back)
-                salt = solver.salt ^ _RULE_NAMESPACE ^ (np.int64(fresh) << 40)
+                salt = namespace(solver.salt, RULE_NAMESPACE, fresh)
                 met_unknown, paths = False, []
                 continue
             if pn != 0:
@@ -494,7 +495,7 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
                                                  deadline=deadline, max_depth=plies, salt=salt,
                                                  rule=True)
                 # (Its disproofs stay in the namespace too: count what they met.)
-                met_unknown |= solver.control[1] != 0
+                met_unknown |= solver.unknown_futility != 0
                 return int(length) if pn == 0 else None
 
             def confirm(plies):
@@ -515,36 +516,12 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
                 # New futile interpositions: what the rule namespace disproved may no
                 # longer hold, so continue in a fresh one (its proofs stay true).
                 fresh += 1
-                salt = solver.salt ^ _RULE_NAMESPACE ^ (np.int64(fresh) << 40)
+                salt = namespace(solver.salt, RULE_NAMESPACE, fresh)
                 met_unknown, paths = False, []
     except RuleBudgetExceeded:
         pass
     if not answered:
         return None
     if line is None:
-        return length, None, settled
-    return len(line), line, settled and len(line) == length
-
-
-def interposes(pos, reply):
-    """Is reply (defender to move, in check) a move onto the line between the king and
-    a single slider checking it from two or more squares away?"""
-    king = pos.king_square(pos.side_to_move)
-    out = np.empty(16, dtype=np.int64)
-    if movegen.find_attackers(pos.board, pos.state, king, 1 - pos.side_to_move, out) != 1:
-        return False
-    checker = int(out[0])
-    d = P.DIRECTION_TO[king, checker]
-    if d >= 8 or P.STEP[king, d] == checker:
-        return False
-    to = notation.move_to(reply)
-    return (notation.move_from(reply) != king and P.DIRECTION_TO[king, to] == d
-            and P.DIRECTION_TO[to, checker] == d)
-
-
-def only_interpositions_left(pos):
-    """Defender to move and in check, with no reply but interpositions (the shape of a
-    line that ends by the 無駄合 rule)."""
-    replies = movegen.legal_moves_of(pos)
-    return pos.is_check() and bool(replies) and all(interposes(pos, m) for m in replies)
-
+        return RuleLength(length, None, settled)
+    return RuleLength(len(line), line, settled and len(line) == length)

@@ -1,41 +1,49 @@
-"""Public solving API: ``solve(position, ...) -> Result``.
+"""The engine's front: one Solver holds a transposition table and the search's work
+arrays, runs the compiled df-pn (dfpn.py) in slices of nodes, reads and writes the
+table for the floors above, and reads mating lines out of it.
 
-Runs the df-pn search (dfpn.py) in slices of nodes, so that time limits and Ctrl-C are
-honoured between slices, then reads a mating line out of the transposition table and
-replays it before reporting ``mate``. Limits give ``unknown``, never ``nomate``.
+Every search of a problem draws from that problem's Budget (limits.py, set by
+new_problem): the slices stop at its deadline and node limit whatever a caller asks,
+so a limit bounds the whole problem. Between slices a stop request and the time are
+looked at; slices shrink near the deadline, so that a search overruns it by a
+fraction of a second at most.
 """
 import os
 import random
 import threading
 import time
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from . import movegen, notation
-from .dfpn import (LINE_HAND, LINE_LEN, PENDING_PATHS, STOP_DEPTH, MAX_PLY, dfpn_search,
-                   extract_line, new_workspace, probe, replays_to_mate, store, workspace_views)
-from .pieces import USI_LETTER, held_pieces
-from .tt import CLUSTER, INF, NO_LIMIT, new_table, tt_grow
+from .dfpn import (CONTROL_SIZE, CTRL_FRESH_SALT, CTRL_NO_DEPTH_TERM, CTRL_STOP,
+                   CTRL_UNKNOWN_FUTILITY, CTRL_WANT_LINE, FUTILITY_NAMESPACE,
+                   KEEP_FUTILITY_NAMESPACE, LINE_HAND, LINE_LEN, MAX_PLY, PENDING_PATHS,
+                   STOP_DEPTH, dfpn_search, extract_line, new_workspace, probe, store,
+                   workspace_views)
+from .limits import Budget
+from .lines import to_moves, to_usi
+from .tt import CLUSTER, INF, LOOK_DN, LOOK_HAND, LOOK_LEN, LOOK_PN, LOOK_SIZE, NO_LIMIT, Table, \
+    check_table_size, new_table, tt_grow
 
 DEFAULT_HASH_MB = 256
+# Nodes of one slice of a search: between slices the time and stop requests are
+# looked at (a slice takes well under a second).
 SLICE_NODES = 200_000
-# A problem starts in the table's first FIRST_CLUSTERS clusters (295 KB) and moves to
-# GROWTH times as many whenever its nodes reach the slots it has (tt.py, Solver.grow):
-# short searches stay where the caches and the TLB reach. 1024 clusters fit the 2 MB
-# L2 cache with room to spare; from 8192 (2.4 MB, which did not), in-process: yo_mate3/
-# 5/7 4%/4%/2% faster, tanuki_generated 8%, yo_mate11 unchanged; 256 was no better.
+# Near a deadline a slice is cut to the nodes the last slices' speed fits in the time
+# left, but to no fewer than this.
+MIN_SLICE_NODES = 4_096
+# A problem starts in the table's first FIRST_CLUSTERS clusters (295 KB, within the L2
+# cache) and moves to GROWTH times as many whenever its nodes reach the slots it has
+# (tt.py, Solver.grow): short searches stay where the caches and the TLB reach.
 FIRST_CLUSTERS = 1024
 GROWTH = 8
 # A problem's searches stop adding the depth term to new defender nodes' first proof
 # numbers (dfpn.DEPTH_CAP) once its nodes reach this (looked at between slices): the
-# term keeps short problems off long forcing lines, and cost long proofs about a fifth
-# of their time. Proof only, 将棋図巧 + 将棋無双 at 60 s, same salts (bench/ab.py), on
-# the 199 both settle: 0.808 at 250K (100K 0.824, 1M 0.92, 4M 0.90); yo_mate9/11
-# unchanged (their largest problem takes 222K nodes). 4M, not 250K: on few-piece
-# positions (bare kings with large hands) the switch sent searches down long drop
-# lines; 111 random ones that take over 250K nodes, 10 s each: 334 s and 82 settled at
-# 4M against 510 s and 75 at 250K, 4M faster on 81 and slower on none (2026-12-05).
+# term keeps short problems off long forcing lines and costs long proofs time. Not
+# earlier: on few-piece positions (bare kings, large hands) the switch sent searches
+# down long drop lines. The measurements: bench/MEASUREMENTS.md.
 DEPTH_TERM_NODES = 4_000_000
 # The nodes the line walk (Solver._mating_line_slow) gives to proving one position
 # again when the table lost its proof: REPROVE_NODES_MIN unless the caller gives more;
@@ -43,24 +51,29 @@ DEPTH_TERM_NODES = 4_000_000
 REPROVE_NODES_MIN = 100_000
 REPROVE_NODES = 10_000_000
 
+# The table namespaces of one problem. A search's salt is the problem's salt (whose
+# low bits name its generation in the table, tt.py) xor a namespace in bits 32 and up:
+# bits 32-39 tell the kinds apart; a kind's fresh namespaces count in bits 40 and up
+# (namespace()), and the futility kinds put a checker and square in bits 41-54
+# (dfpn.futility_salt), which never meets the others' bits 32-39.
+DEPTH_NAMESPACE = np.int64(0x5A5A_1234) << 32      # answer.py: depth-limited questions
+RULE_NAMESPACE = np.int64(0x3C3C_5678) << 32       # mudaai.py: the rule-mode searches
+DISPROVE_NAMESPACE = np.int64(0x2D2D_9ABC) << 32   # mudaai.py: no_mate_within's
+NAMESPACES = (DEPTH_NAMESPACE, RULE_NAMESPACE, DISPROVE_NAMESPACE, FUTILITY_NAMESPACE,
+              KEEP_FUTILITY_NAMESPACE)
 
-@dataclass(slots=True)      # (slots: made in 0.9 µs instead of 1.5, for every problem)
-class Result:
-    """What solve() found. Field names follow the JSON schema of the CLI (README)."""
-    status: str                     # mate | nomate | unknown | error
-    length: int | None = None       # plies of the main line, None unless mate
-    moves: list = field(default_factory=list)   # USI strings of the main line
-    komaamari: bool = False         # pieces left in the attacker's hand at the end
-    leftover: dict = field(default_factory=dict)   # those pieces, USI letter -> count
-    yozume: list = field(default_factory=list)     # {ply, move, kind, length}
-    henka: list = field(default_factory=list)      # 変同: {ply, moves}
-    strict_length: int | None = None   # counting every interposition (無駄合 included)
-    mudaai: str | None = None       # "not counted" | "counted" | "not evaluated (budget)"
-    exact: bool = False             # length proven shortest, line chosen by the rules
-    complete: bool = False          # 完全作: mate, exact, no 余詰, no 駒余り, all checked
-    nodes: int = 0
-    seconds: float = 0.0
-    reason: str | None = None       # why unknown (node limit, time limit, interrupted)
+
+def namespace(salt, kind, counter=0):
+    """The salt of namespace `kind` (one of NAMESPACES), its `counter`-th fresh one."""
+    return salt ^ kind ^ (np.int64(counter) << 40)
+
+
+class Entry(NamedTuple):
+    """A table entry as probe() reads it (tt.tt_lookup's record)."""
+    pn: int
+    dn: int
+    length: int     # proof: mate within this many plies; disproof: the depth it holds to
+    hand: int       # the attacker's proof or disproof hand
 
 
 class Solver:
@@ -70,24 +83,25 @@ class Solver:
     def __init__(self, hash_mb=DEFAULT_HASH_MB, seed=None):
         """`seed` fixes the sequence of per-problem salts (see new_problem), which
         decide where entries land in the table and so the order of equal choices:
-        the same seed repeats a search node for node."""
+        the same seed repeats a search node for node. Raises tt.TableSizeError when
+        the table does not fit in the memory available."""
+        check_table_size(hash_mb)
         self.hash_mb = hash_mb
         self.full_table = new_table(hash_mb)
-        self.total_clusters = len(self.full_table[0]) // CLUSTER
+        self.total_clusters = len(self.full_table.keys) // CLUSTER
         self.use_clusters(FIRST_CLUSTERS)     # sets self.clusters and self.table
         self.work = new_workspace()          # the search's work arrays, in one buffer
         views = workspace_views(self.work)
-        self.pending = views[0]
-        self._line_moves = views[-2]
-        self._line_end = views[-1][LINE_LEN:LINE_HAND + 1]
-        # [stop flag, rule-mode unknown futility, salt of the last search that stored a
-        # path-dependent disproof (see dfpn.py), salt of a namespace nothing was stored
-        # in yet (set by new_problem, cleared by the first search or store), read the
-        # mating line when the root is proven (search's `line`), no depth term in first
-        # proof numbers (set by search, see DEPTH_TERM_NODES)]
-        self.control = np.zeros(6, dtype=np.int64)
+        self.pending = views.pending
+        self._line_moves = views.line_moves
+        self._line_end = views.small[LINE_LEN:LINE_HAND + 1]
+        # Steers the compiled search (dfpn.CTRL_*); its stop slot is written from any
+        # thread (stop()).
+        self.control = np.zeros(CONTROL_SIZE, dtype=np.int64)
         self.nodes = 0
         self.salt = 0
+        self.budget = Budget()
+        self._nps = None                     # nodes per second of the last long slice
         self._rng = random.Random(seed)
 
     def reseed(self, seed):
@@ -100,7 +114,7 @@ class Solver:
         self.table holds views of them, which every kernel call is given."""
         self.clusters = min(clusters, self.total_clusters)
         size = self.clusters * CLUSTER
-        self.table = tuple(array[:size] for array in self.full_table)
+        self.table = Table(*(array[:size] for array in self.full_table))
 
     def grow(self):
         """Move to GROWTH times as many clusters (or all), taking every entry along."""
@@ -109,82 +123,119 @@ class Solver:
         tt_grow(*self.full_table, old, new)
         self.use_clusters(new)
 
-    def new_problem(self):
-        """Forget the previous problem without clearing memory: a fresh salt makes every
-        old entry a stranger to the new keys, and replacement recycles their slots."""
+    def new_problem(self, budget=None):
+        """Start a problem that draws from `budget` (limits.Budget; default: none), and
+        forget the previous one without clearing memory: a fresh salt makes every old
+        entry a stranger to the new keys, and replacement recycles their slots."""
         # (A Python int, which numba takes as an int64 like np.int64 but makes in a
-        # fraction of the time: a 3-ply problem's whole solve is about 25 µs.)
+        # fraction of the time.)
         self.salt = self._rng.getrandbits(62) | 1
         self.nodes = 0
+        self.budget = budget if budget is not None else Budget()
         if self.clusters > FIRST_CLUSTERS:
             self.use_clusters(FIRST_CLUSTERS)
         control = self.control
-        control[0] = 0
-        control[3] = self.salt
+        control[CTRL_STOP] = 0
+        control[CTRL_FRESH_SALT] = self.salt
 
     def stop(self):
         """Ask a running search to stop (safe from another thread)."""
-        self.control[0] = 1
+        self.control[CTRL_STOP] = 1
+
+    @property
+    def stopped(self):
+        """Was a stop asked for since the problem began?"""
+        return bool(self.control[CTRL_STOP])
 
     def search(self, pos, max_nodes, deadline=None, max_depth=NO_LIMIT, salt=None, rule=False,
                line=False):
         """df-pn from pos (attacker to move) until proven, disproven or out of budget,
         for a mate within max_depth plies. Returns (pn, dn, stop reason or None,
-        length: of the proof, or the depth a disproof holds to). With `line`, a proof
-        leaves a mating line for found_line (read by the search before it returns,
-        while what it needs is in the caches). A search in another
-        namespace (`salt`) also uses the proofs and disproofs of the main one. With
-        rule=True (RULE_D2) futile interpositions are no defence (dfpn_search; `salt`
-        must then name a namespace of rule-mode searches only), or with RULE_KEEP
-        those of a wider rule (dfpn.py)."""
+        length: of the proof, or the depth a disproof holds to). `max_nodes` and
+        `deadline` (None: none) are this search's own; the problem's budget bounds
+        them. With `line`, a proof leaves a mating line for found_line (read by the
+        search before it returns, while what it needs is in the caches). A search in
+        another namespace (`salt`) also uses the proofs and disproofs of the main one.
+        With rule=True (RULE_D2) futile interpositions are no defence (dfpn_search;
+        `salt` must then name a namespace of rule-mode searches only), or with
+        RULE_KEEP those of a wider rule (dfpn.py); unknown_futility then counts the
+        interpositions of unknown futility this search met."""
         salt = self.salt if salt is None else salt
-        self.control[4] = line
+        control = self.control
+        control[CTRL_WANT_LINE] = line
+        control[CTRL_UNKNOWN_FUTILITY] = 0
+        max_nodes, deadline = self.budget.clamp(max_nodes, deadline, self.nodes)
         spent = 0
         while True:
             budget = min(SLICE_NODES, max_nodes - spent) if max_nodes is not None else SLICE_NODES
             if budget <= 0:
                 return 1, 1, "node limit", -1
+            if deadline is not None:
+                now = time.perf_counter()
+                if now >= deadline:
+                    return 1, 1, "time limit", -1
+                if self._nps is not None:
+                    budget = min(budget, max(MIN_SLICE_NODES, int(self._nps * (deadline - now))))
             if self.clusters < self.total_clusters:
                 # The slice ends where the table grows: when the nodes reach its slots.
                 if self.nodes >= self.clusters * CLUSTER:
                     self.grow()
                 budget = min(budget, self.clusters * CLUSTER - self.nodes)
-            self.control[5] = self.nodes >= DEPTH_TERM_NODES
+            control[CTRL_NO_DEPTH_TERM] = self.nodes >= DEPTH_TERM_NODES
+            started = time.perf_counter() if deadline is not None else None
             pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table, salt,
-                                                  self.salt, int(rule), max_depth, budget, self.control,
+                                                  self.salt, int(rule), max_depth, budget, control,
                                                   self.work)
+            if started is not None and n >= MIN_SLICE_NODES:
+                elapsed = time.perf_counter() - started
+                if elapsed > 0:
+                    self._nps = n / elapsed
             spent += n
             self.nodes += n
             if pn == 0 or dn == 0:
                 return pn, dn, None, length
             if stop == STOP_DEPTH:
                 return pn, dn, "depth limit", -1
-            if self.control[0]:
+            if control[CTRL_STOP]:
                 return pn, dn, "interrupted", -1
             if deadline is not None and time.perf_counter() >= deadline:
                 return pn, dn, "time limit", -1
             if n == 0:
                 return pn, dn, "no progress", -1
 
+    @property
+    def unknown_futility(self):
+        """After a rule-mode search: how many interpositions of unknown futility it met
+        (a rule proof holds only if none; see dfpn.RULE_KEEP)."""
+        return int(self.control[CTRL_UNKNOWN_FUTILITY])
+
     def pending_paths(self):
         """After a rule-mode search: the USI paths (from its root) to the interpositions
         whose futility was not known, as many as were kept."""
-        kept = min(int(self.control[1]), PENDING_PATHS)
-        return [_to_usi(self.pending[k, 1:1 + self.pending[k, 0]])
+        kept = min(self.unknown_futility, PENDING_PATHS)
+        return [to_usi(self.pending[k, 1:1 + self.pending[k, 0]])
                 for k in range(kept)]
 
     def probe(self, pos, attacker, salt=None):
-        out = np.zeros(4, dtype=np.int64)
-        found = probe(*self.table, self.salt if salt is None else salt, pos.board, pos.hands,
-                      pos.state, attacker, out)
-        return found, out
+        """The table's entry for pos (main namespace, or `salt`'s), or None."""
+        out = np.zeros(LOOK_SIZE, dtype=np.int64)
+        if not probe(*self.table, self.salt if salt is None else salt, pos.board, pos.hands,
+                     pos.state, attacker, out):
+            return None
+        return Entry(int(out[LOOK_PN]), int(out[LOOK_DN]), int(out[LOOK_LEN]), int(out[LOOK_HAND]))
+
+    def proof_length(self, pos, attacker, salt=None):
+        """The stored proof's mate length bound of pos (main namespace, or `salt`'s),
+        None if no proof is stored."""
+        entry = self.probe(pos, attacker, salt)
+        return entry.length if entry is not None and entry.pn == 0 else None
 
     def store(self, pos, attacker, proven, length=NO_LIMIT, salt=None):
         """Record in the main namespace (or `salt`'s) a result settled outside the
         search: proven (mate within `length` plies, a true bound) or disproven (no mate
         at all), for the attacker's hand of pos."""
         pn, dn = (0, INF) if proven else (INF, 0)
-        self.control[3] = 0          # the namespace is no longer empty
+        self.control[CTRL_FRESH_SALT] = 0          # the namespace is no longer empty
         # A large effort: these are read by later searches that cannot redo them (the
         # rule mode), so a cluster full of the searches' own results keeps them.
         store(*self.table, self.salt if salt is None else salt, pos.board, pos.hands,
@@ -194,9 +245,9 @@ class Solver:
         """A bound on the mate length if pos is proven mate for the attacker within
         `within` plies, searching a little (depth-limited) if the table lost it; None
         if it is not proven."""
-        found, out = self.probe(pos, attacker)
-        if found and out[0] == 0 and out[2] <= within:
-            return int(out[2])
+        length = self.proof_length(pos, attacker)
+        if length is not None and length <= within:
+            return length
         if pos.side_to_move == attacker:
             pn, _, _, length = self.search(pos, max_nodes, deadline, max_depth=within)
             return int(length) if pn == 0 else None
@@ -214,7 +265,7 @@ class Solver:
     def mating_line(self, pos, max_plies=MAX_PLY):
         """A mating line (USI strings) read from the table, or None; see proof_moves."""
         moves, _ = self.proof_moves(pos, max_plies)
-        return None if moves is None else _to_usi(moves)
+        return None if moves is None else to_usi(moves)
 
     def found_line(self):
         """The mating line of the proof that the last search found (read with search's
@@ -243,7 +294,7 @@ class Solver:
         if n >= 0:
             return buf[:n], int(end_hand)
         line = self._mating_line_slow(pos, max_plies, deadline, reprove_nodes)
-        return (None, None) if line is None else (_to_moves(line)[:len(line)], None)
+        return (None, None) if line is None else (to_moves(line)[:len(line)], None)
 
     def _mating_line_slow(self, pos, max_plies, deadline=None,
                           reprove_nodes=REPROVE_NODES_MIN):
@@ -276,9 +327,9 @@ class Solver:
                 child = cur.copy()
                 child.push(move)
                 if attacking:
-                    found, out = self.probe(child, attacker)
-                    if found and out[0] == 0 and out[2] <= left - 1:
-                        scored.append((int(out[2]), move))
+                    length = self.proof_length(child, attacker)
+                    if length is not None and length <= left - 1:
+                        scored.append((length, move))
                 else:
                     length = self.proven(child, attacker, reprove_nodes, left - 1, deadline)
                     if length is None:
@@ -301,61 +352,6 @@ class Solver:
             cur.push(move)
 
 
-def _to_moves(line):
-    """USI strings -> int32 array for the compiled kernels (never empty: a zero-length
-    line is passed with its length 0)."""
-    return np.array([notation.usi_to_move(u) for u in line] or [0], dtype=np.int32)
-
-
-_LEFTOVER = {}   # packed hand -> {USI letter: count}, for the hands seen last
-
-
-def _leftover(packed):
-    """{USI letter: count} of the pieces of a packed hand: a copy of a cached dict (most
-    short problems end with pieces in hand, and unpacking one costs microseconds)."""
-    out = _LEFTOVER.get(packed)
-    if out is None:
-        if len(_LEFTOVER) >= 4096:
-            _LEFTOVER.clear()
-        out = _LEFTOVER[packed] = {USI_LETTER[k]: n for k, n in held_pieces(packed).items()}
-    return dict(out)
-
-
-_USI = {}   # integer move -> USI text: at most ~14,000 moves exist, and a short
-            # problem's solve() spent 0.4 µs writing its 3 moves each time
-
-
-def _to_usi(moves):
-    """USI strings of moves: an int array or a list of ints (tolist: plain ints
-    convert faster)."""
-    known = _USI
-    out = []
-    for m in (moves if isinstance(moves, list) else moves.tolist()):
-        text = known.get(m)
-        if text is None:
-            text = known[m] = notation.move_to_usi(m)
-        out.append(text)
-    return out
-
-
-def verify_mating_line(pos, line, rule=False):
-    """Replay: every attacker move a legal check, every defender move legal, the end
-    mate. With rule=True the end may instead leave the defender only interpositions on
-    the line of a distant slider check (無駄合; their futility was proven by the search)."""
-    if replays_to_mate(pos.board, pos.hands, pos.state, _to_moves(line), len(line)):
-        return True
-    if not rule or len(line) % 2 == 0:
-        return False
-    cur = pos.copy()
-    for usi in line:
-        legal = cur.check_moves() if cur.side_to_move == pos.side_to_move else cur.legal_moves()
-        if usi not in legal:
-            return False
-        cur.push_usi(usi)
-    from .mudaai import only_interpositions_left
-    return only_interpositions_left(cur)
-
-
 def search_is_compiled():
     """Is the compiled search in numba's cache on disk? Not on the first run after
     installing (or after an edit of dfpn.py): the first solve then compiles it, about
@@ -364,22 +360,6 @@ def search_is_compiled():
         return os.path.exists(dfpn_search._cache._cache_file._index_path)
     except AttributeError:
         return True
-
-
-def warm_up():
-    """Load every compiled function that solve() may call, or compile it on the first
-    run after installing: a function is loaded from numba's cache when first called,
-    10-30 ms each, which would otherwise fall on the first problem that needs it (the
-    table-walk fallback of proof_moves, for instance, only some problems use). Solves
-    a 3-ply problem on a tiny table, with the tsume answer, that fallback and the table
-    read (extract_line: solve's own search reads its line itself)."""
-    from .formats.sfen import parse_sfen
-    pos = parse_sfen("8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1")
-    solver = Solver(1)
-    solve(pos, solver=solver, answer=True, yozume=True)
-    solver._mating_line_slow(pos, MAX_PLY)
-    solver.proof_moves(pos)       # (the table read the answer analysis uses)
-    solver.grow()          # (a table this small is all in use: nothing moves)
 
 
 _shared_solvers = {}
@@ -394,82 +374,3 @@ def shared_solver(hash_mb=DEFAULT_HASH_MB):
         _shared_solvers.clear()          # keep at most one table alive
         solver = _shared_solvers[key] = Solver(hash_mb)
     return solver
-
-
-def solve(position, time_limit=None, nodes=None, hash_mb=DEFAULT_HASH_MB, solver=None,
-          answer=True, yozume=True, yozume_nodes=100_000, mudaai=True):
-    """Prove mate or no mate for the side to move. Returns a Result (see README).
-
-    With answer=True a proven mate is turned into the tsume answer (answer.py): exact
-    length, main line by the rules, 駒余り, 変同, and with yozume=True the 余詰 check
-    (each alternative check gets up to yozume_nodes nodes per defender reply). The
-    length analysis has its own budget: what `nodes` leaves (else max(20M, 10x the
-    proof's nodes), and the 無駄合 analysis up to 20M more) and, with a time limit,
-    that much time again; when it runs out the verified proof line is reported with
-    exact=False."""
-    start = time.perf_counter()
-    deadline = start + time_limit if time_limit else None
-    solver = solver or shared_solver(hash_mb)
-    solver.new_problem()
-    # The kernels leave the position as they found it, so without the analysis (which
-    # plays moves on it) the caller's own position serves.
-    pos = position.copy() if answer else position
-    pn, dn, reason, proof_length = solver.search(pos, nodes, deadline, line=True)
-    if dn == 0:
-        result = Result(status="nomate")
-    elif pn != 0:
-        result = Result(status="unknown", reason=reason)
-    else:
-        # Kept as integers until the end: a short problem's solve() is mostly this
-        # Python bookkeeping, not the search.
-        moves, end_hand = solver.found_line()
-        if moves is None:
-            known = int(proof_length) if proof_length >= 0 else NO_LIMIT
-            # A hard problem's positions take more to prove again than a short one's
-            # (a random bare-king mate of 45 plies, proven in 686K nodes, had a reply
-            # that 100K did not prove again, and was reported unknown).
-            moves, end_hand = solver.proof_moves(
-                pos, length=known, deadline=deadline,
-                reprove_nodes=min(max(REPROVE_NODES_MIN, solver.nodes), REPROVE_NODES))
-        # A line of the table walk in Python (end_hand None) is replayed before it is
-        # reported; the compiled read's line is mate by construction.
-        if moves is None or (end_hand is None and not replays_to_mate(
-                pos.board, pos.hands, pos.state, moves, len(moves))):
-            result = Result(status="unknown", reason="proof found but no verified line")
-        else:
-            result = Result(status="mate", length=len(moves), moves=_to_usi(moves))
-            if answer:
-                from .answer import find_answer     # (answer.py imports this module)
-                spent = solver.nodes
-                # The analysis gets its own budget: nodes (what --nodes leaves, else
-                # generous) and, with a time limit, that much time again.
-                budget = max(20_000_000, 10 * spent) if nodes is None else max(0, nodes - spent)
-                now = time.perf_counter()
-                found = find_answer(solver, pos, result.moves, int(proof_length),
-                                    yozume_nodes=yozume_nodes, check_yozume=yozume,
-                                    total_nodes=budget, mudaai=mudaai,
-                                    rule_budget_of_its_own=nodes is None,
-                                    deadline=(now + time_limit) if time_limit else None,
-                                    # With a time limit and no node limit, the shortest
-                                    # length may take up to half the analysis's time.
-                                    length_until=(now + time_limit / 2)
-                                    if time_limit and nodes is None else None)
-                if verify_mating_line(pos, found.moves, rule=mudaai):
-                    result.moves, result.length, result.exact = found.moves, found.length, found.exact
-                    result.henka, result.yozume = found.henka, found.yozume
-                    result.strict_length, result.mudaai = found.strict_length, found.mudaai
-                    moves = _to_moves(found.moves)
-                    end_hand = None
-            if end_hand is None:
-                leftover = movegen.hand_after_moves(pos, moves, result.length, pos.side_to_move)
-                result.leftover = {USI_LETTER[k]: n for k, n in leftover.items()}
-            else:
-                result.leftover = _leftover(end_hand)
-            result.komaamari = bool(result.leftover)
-            if result.strict_length is None:
-                result.strict_length = result.length
-            result.complete = (answer and yozume and result.exact and not result.komaamari
-                               and all(y["kind"] in ("last-move", "ukai") for y in result.yozume))
-    result.nodes = solver.nodes
-    result.seconds = time.perf_counter() - start
-    return result

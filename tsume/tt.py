@@ -20,6 +20,7 @@ fewer cache and TLB misses than across the whole table: yo_mate5/7/11 10%/15%/21
 faster in a 2.4 MB table than in 256 MB.
 """
 import mmap
+from typing import NamedTuple
 
 import numpy as np
 from llvmlite import ir
@@ -39,6 +40,20 @@ NO_LIMIT = 1 << 29               # depth bound of a disproof that holds at any d
 # disproof the depth up to which there is no mate; NO_LIMIT: none at any depth) and
 # generation (which problem wrote it: a reused table evicts other problems' entries
 # first, so results do not depend on what was solved before).
+
+
+# The columns of `vals`.
+V_PN, V_DN, V_AMOUNT, V_LEN, V_GEN = 0, 1, 2, 3, 4
+# tt_lookup's `out` (a lookup record): what it writes in each slot.
+LOOK_PN, LOOK_DN, LOOK_LEN, LOOK_HAND = 0, 1, 2, 3
+LOOK_SIZE = 4
+
+
+class Table(NamedTuple):
+    """The table's three parallel arrays; a kernel takes them as `*table`."""
+    keys: np.ndarray     # int64[slots]
+    hands: np.ndarray    # int64[slots]: the attacker's (proof or disproof) hand
+    vals: np.ndarray     # int32[slots, 5]: pn, dn, amount, length, generation
 
 
 # Memory a process needs beside its table (numba, the interpreter, work arrays): a
@@ -120,7 +135,7 @@ def new_table(hash_mb):
     keys = _zeroed(slots * 8).view(np.int64)
     hands = _zeroed(slots * 8).view(np.int64)
     vals = _zeroed(slots * 20).view(np.int32).reshape(slots, 5)
-    return keys, hands, vals
+    return Table(keys, hands, vals)
 
 
 _HUGE_PAGE = 2 << 20
@@ -196,7 +211,8 @@ def hand_covers(big, small):
 @njit(cache=True, _nrt=False)
 def tt_lookup(keys, hands, vals, key, hand, remaining, out):
     """Look up (key, attacker hand) for a node with `remaining` plies of depth left.
-    out[0..3] <- pn, dn, length, proof/disproof hand. Returns True when something usable
+    out[LOOK_PN, LOOK_DN, LOOK_LEN, LOOK_HAND] <- pn, dn, length, proof/disproof hand.
+    Returns True when something usable
     was found: a proof of at most `remaining` plies that transfers by hand superiority
     (the shortest one), else a disproof valid for at least `remaining` plies that
     transfers, else the exact entry's running numbers."""
@@ -206,29 +222,29 @@ def tt_lookup(keys, hands, vals, key, hand, remaining, out):
     disproof = -1
     exact = -1
     for i in range(base, base + CLUSTER):
-        if keys[i] != key or vals[i, 2] == 0:
+        if keys[i] != key or vals[i, V_AMOUNT] == 0:
             continue
         h = hands[i]
-        if vals[i, 0] == 0:
-            if vals[i, 3] <= remaining and hand_covers(hand, h):
-                if proof < 0 or vals[i, 3] < vals[proof, 3]:
+        if vals[i, V_PN] == 0:
+            if vals[i, V_LEN] <= remaining and hand_covers(hand, h):
+                if proof < 0 or vals[i, V_LEN] < vals[proof, V_LEN]:
                     proof = i
-        elif vals[i, 1] == 0:
-            if vals[i, 3] >= remaining and hand_covers(h, hand):
+        elif vals[i, V_DN] == 0:
+            if vals[i, V_LEN] >= remaining and hand_covers(h, hand):
                 disproof = i
         elif h == hand:
             exact = i
     i = proof if proof >= 0 else (disproof if disproof >= 0 else exact)
     if i < 0:
         return False
-    out[0] = vals[i, 0]
-    out[1] = vals[i, 1]
-    out[2] = vals[i, 3]
-    out[3] = hands[i]
+    out[LOOK_PN] = vals[i, V_PN]
+    out[LOOK_DN] = vals[i, V_DN]
+    out[LOOK_LEN] = vals[i, V_LEN]
+    out[LOOK_HAND] = hands[i]
     if proof >= 0:
-        out[1] = INF
+        out[LOOK_DN] = INF
     elif disproof >= 0:
-        out[0] = INF
+        out[LOOK_PN] = INF
     return True
 
 
@@ -242,7 +258,7 @@ def tt_store(keys, hands, vals, generation, key, hand, pn, dn, amount, length):
     base = cluster_of(key, mask) * CLUSTER
     slot = -1
     for i in range(base, base + CLUSTER):
-        if vals[i, 2] == 0:
+        if vals[i, V_AMOUNT] == 0:
             if slot < 0:
                 slot = i
             continue
@@ -250,27 +266,27 @@ def tt_store(keys, hands, vals, generation, key, hand, pn, dn, amount, length):
             continue
         h = hands[i]
         if h == hand:
-            if (vals[i, 0] == 0 or vals[i, 1] == 0) and (vals[i, 0] != 0 or pn != 0) \
-                    and (vals[i, 1] != 0 or dn != 0):
+            if (vals[i, V_PN] == 0 or vals[i, V_DN] == 0) and (vals[i, V_PN] != 0 or pn != 0) \
+                    and (vals[i, V_DN] != 0 or dn != 0):
                 # A final result that this one does not repeat stays: with depth
                 # limits a proof too long to be used here and a disproof too shallow
                 # both remain true, and a later search at another depth needs them.
                 continue
             # The same kind again: keep the tighter of the two true bounds (a line read
             # from the table relies on lengths that fall from parent to child).
-            if pn == 0 and vals[i, 0] == 0:
-                length = min(length, np.int64(vals[i, 3]))
-            elif dn == 0 and vals[i, 1] == 0:
-                length = max(length, np.int64(vals[i, 3]))
+            if pn == 0 and vals[i, V_PN] == 0:
+                length = min(length, np.int64(vals[i, V_LEN]))
+            elif dn == 0 and vals[i, V_DN] == 0:
+                length = max(length, np.int64(vals[i, V_LEN]))
             slot = i
             break
-        running = vals[i, 0] != 0 and vals[i, 1] != 0
+        running = vals[i, V_PN] != 0 and vals[i, V_DN] != 0
         if pn == 0 and running and hand_covers(h, hand):
-            vals[i, 2] = 0            # made redundant by this proof
+            vals[i, V_AMOUNT] = 0     # made redundant by this proof
             if slot < 0:
                 slot = i
         elif dn == 0 and running and hand_covers(hand, h):
-            vals[i, 2] = 0            # made redundant by this disproof
+            vals[i, V_AMOUNT] = 0     # made redundant by this disproof
             if slot < 0:
                 slot = i
     if slot < 0:
@@ -278,10 +294,10 @@ def tt_store(keys, hands, vals, generation, key, hand, pn, dn, amount, length):
         best = -1
         best_score = np.int64(1) << 62
         for i in range(base, base + CLUSTER):
-            score = np.int64(vals[i, 2])
-            if vals[i, 4] != generation:
+            score = np.int64(vals[i, V_AMOUNT])
+            if vals[i, V_GEN] != generation:
                 score = np.int64(-1)          # left over from another problem
-            elif vals[i, 0] == 0 or vals[i, 1] == 0:
+            elif vals[i, V_PN] == 0 or vals[i, V_DN] == 0:
                 score += np.int64(1) << 40
             if score < best_score:
                 best_score = score
@@ -289,11 +305,11 @@ def tt_store(keys, hands, vals, generation, key, hand, pn, dn, amount, length):
         slot = best
     keys[slot] = key
     hands[slot] = hand
-    vals[slot, 0] = min(pn, INF)
-    vals[slot, 1] = min(dn, INF)
-    vals[slot, 2] = max(1, min(amount, 1 << 30))
-    vals[slot, 3] = length
-    vals[slot, 4] = generation
+    vals[slot, V_PN] = min(pn, INF)
+    vals[slot, V_DN] = min(dn, INF)
+    vals[slot, V_AMOUNT] = max(1, min(amount, 1 << 30))
+    vals[slot, V_LEN] = length
+    vals[slot, V_GEN] = generation
 
 
 @njit(cache=True, _nrt=False)
@@ -308,7 +324,7 @@ def tt_grow(keys, hands, vals, old_clusters, new_clusters):
     for c in range(old_clusters):
         filled = np.int64(0)      # slots taken so far in each target cluster, 4 bits each
         for i in range(c * CLUSTER, (c + 1) * CLUSTER):
-            if vals[i, 2] == 0:
+            if vals[i, V_AMOUNT] == 0:
                 continue
             t = cluster_of(keys[i], new_mask)
             if t == c:
@@ -321,10 +337,10 @@ def tt_grow(keys, hands, vals, old_clusters, new_clusters):
             hands[j] = hands[i]
             for f in range(5):
                 vals[j, f] = vals[i, f]
-            vals[i, 2] = 0
+            vals[i, V_AMOUNT] = 0
 
 
 def usage_permille(vals, sample=1000):
     """Share of the first `sample` slots in use, per mille (USI `hashfull`)."""
-    used = vals[:sample, 2] != 0
+    used = vals[:sample, V_AMOUNT] != 0
     return int(round(1000 * int(used.sum()) / max(1, len(used))))

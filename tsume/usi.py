@@ -34,6 +34,8 @@ import sys
 import threading
 import time
 
+from . import render
+
 ENGINE_NAME = "tsume"
 ENGINE_AUTHOR = "the tsume authors"
 PLAIN_GO_SECONDS = 0.5        # mate search budget of a plain `go`
@@ -86,11 +88,11 @@ def _solver_class():
                 self.current = None          # the _Search using this solver
                 super().__init__(hash_mb)
 
-            def new_problem(self):
-                super().new_problem()
+            def new_problem(self, budget=None):
+                super().new_problem(budget)
                 with self.lock:
                     if self.current is not None and self.current.stopped:
-                        self.control[0] = 1
+                        self.stop()
 
         _SOLVER_CLASS = UsiSolver
     return _SOLVER_CLASS
@@ -131,7 +133,7 @@ class _Search:
         if solver is not None:
             with solver.lock:
                 if solver.current is self:
-                    solver.control[0] = 1
+                    solver.stop()
         self.released.set()
 
     # ------------------------------------------------------------ worker
@@ -149,7 +151,7 @@ class _Search:
                     stopped = self.stopped
                 if stopped:
                     with solver.lock:
-                        solver.control[0] = 1
+                        solver.stop()
                 monitor = threading.Thread(target=self._monitor, name="tsume-usi-monitor", daemon=True)
                 monitor.start()
                 result = self._solve()
@@ -169,7 +171,7 @@ class _Search:
         self.engine.send(line)
 
     def _solve(self):
-        from .solver import solve
+        from .pipeline import solve
         if self.mate:
             # mudaai=False: GUIs replay the answer, so it must end in checkmate; under the
             # 無駄合 rule the line could end with futile interpositions still possible.
@@ -203,7 +205,7 @@ class _Search:
     def _hashfull(self):
         try:
             from .tt import usage_permille
-            return usage_permille(self.solver.table[2], HASHFULL_SAMPLE)
+            return usage_permille(self.solver.table.vals, HASHFULL_SAMPLE)
         except Exception:   # noqa: BLE001 - optional
             return None
 
@@ -238,52 +240,17 @@ class _Search:
             return self.stop_cause or "stopped"
         return result.reason or result.status
 
+    def _record(self, result):
+        return result.fields() if result is not None else None
+
     def _checkmate(self, result):
-        if result is None:
-            return "checkmate timeout"
-        if result.status == "mate" and result.moves:
-            return "checkmate " + " ".join(result.moves)
-        if result.status == "nomate":
-            return "checkmate nomate"
-        return "checkmate timeout"
+        return render.checkmate_line(self._record(result))
 
     def _mate_details(self, result):
-        if result is None:
-            return []
-        if result.status == "nomate":
-            return ["info string no mate (proven)"]
-        if result.status != "mate":
-            return [f"info string no answer: {_ascii(self._why(result))}"]
-        note = "shortest" if result.exact else "not proven shortest"
-        if not result.exact and self.stopped:
-            note += f", {self.stop_cause or 'stopped'}"
-        lines = [f"info string mate {result.length} plies ({note})"]
-        if result.komaamari:
-            from .pieces import SFEN_HAND_ORDER, USI_LETTER
-            order = [USI_LETTER[k] for k in SFEN_HAND_ORDER]
-            left = sorted(result.leftover.items(), key=lambda kv: order.index(kv[0])
-                          if kv[0] in order else len(order))
-            text = " ".join((f"{n}" if n > 1 else "") + letter for letter, n in left)
-            lines.append(f"info string komaamari: the attacker has pieces left in hand: {text}")
-        if self.yozume:
-            lines.append(self._yozume_line(result))
-        return lines
-
-    def _yozume_line(self, result):
-        kinds = {"yozume": "other mate", "ukai": "detour", "last-move": "other last move",
-                 "unchecked": "unchecked"}
-        found = result.yozume
-        if self.stopped:
-            # A stop during the check leaves every remaining alternative "unchecked".
-            found = [y for y in found if y["kind"] != "unchecked"]
-        parts = []
-        for y in found:
-            length = f" {y['length']} plies" if y.get("length") else ""
-            parts.append(f"ply {y['ply']} {y['move']} {kinds.get(y['kind'], y['kind'])}{length}")
-        text = "; ".join(parts) or "none found"
-        if self.stopped:
-            text += f" (check cut short: {self.stop_cause})"
-        return _ascii("info string yozume: " + text, 2000)
+        why = self._why(result) if result is not None else None
+        stopped = (self.stop_cause or "stopped") if self.stopped else None
+        return ["info string " + _ascii(text, 2000)
+                for text in render.usi_details(self._record(result), self.yozume, stopped, why)]
 
 
 class Engine:
@@ -325,7 +292,7 @@ class Engine:
         with a 3-ply problem on a tiny table."""
         try:
             from .formats.sfen import parse_sfen
-            from .solver import warm_up
+            from .pipeline import warm_up
             from .validate import validate
             s3 = "8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1"
             parse_sfen(f"position sfen {s3} moves 2d2c")        # move replay

@@ -1,0 +1,85 @@
+"""One budget per problem: --time-limit and --nodes bound the whole answer (proof,
+length, 無駄合, 余詰, line), not each phase, and what the budget cut is said."""
+import json
+import math
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from shared_data import rows
+from tsume.cli import cli
+from tsume.limits import MAX_NODES, Limits
+from tsume.lines import verify_mating_line
+from tsume.movegen import MAX_MOVES
+from tsume.pipeline import solve
+from tsume.position import Position
+
+PROBLEMS = Path(__file__).resolve().parents[1] / "problems"
+# Classics whose default answer (the exact length, the 無駄合 rule and the 余詰 check)
+# takes from several seconds to a minute on this kind of machine: a 2 s limit cuts
+# the proof of some and the answer of others, and must bound each whole problem.
+HARD = {"musou.tsv": ("musou-001", "musou-006"), "zuko.tsv": ("zukou-003", "zukou-018")}
+
+
+def _hard_rows():
+    found = []
+    for name, ids in HARD.items():
+        found += [(cols[2], cols[0]) for cols in rows(name) if cols[2] in ids]
+    return found
+
+
+def _run_jsonl(tmp_path, sfens, *options):
+    path = tmp_path / "problems.sfen"
+    path.write_text("".join(sfen + "\n" for sfen in sfens), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["solve", "-f", "jsonl", *map(str, options), str(path)])
+    assert result.exit_code == 0, result.output
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def test_a_time_limit_bounds_the_whole_answer(tmp_path):
+    hard = _hard_rows()
+    solve(Position.from_sfen(hard[0][1]), answer=False)      # (numba loaded before timing)
+    start = time.perf_counter()
+    records = _run_jsonl(tmp_path, [sfen for _, sfen in hard], "--time-limit", 2)
+    wall = time.perf_counter() - start
+    assert len(records) == len(hard)
+    for (pid, sfen), rec in zip(hard, records):
+        assert rec["seconds"] <= 2.5, (pid, rec["seconds"])
+        if rec["status"] == "mate":
+            assert verify_mating_line(Position.from_sfen(sfen), rec["moves"], rule=True), pid
+    assert wall <= 2.5 * len(hard) + 1.0, wall
+    # The limit really cut something: an answer left open says so.
+    cut = [rec for rec in records if rec["status"] == "unknown" or not rec["exact"]
+           or rec["mudaai"] != "not counted"
+           or any(y["kind"] == "unchecked" for y in rec["yozume"])]
+    assert cut, [(r["seconds"], r["exact"], r["mudaai"]) for r in records]
+
+
+@pytest.mark.parametrize("nodes", [10, 5_000, 300_000])
+def test_a_node_limit_bounds_the_reported_nodes(tmp_path, nodes):
+    sfens = [(PROBLEMS / "komaamari.sfen").read_text().strip()]
+    sfens += [sfen for _, sfen in _hard_rows()[:2]] + [c[0] for c in rows("yo_mate7.tsv", limit=3)]
+    for sfen, rec in zip(sfens, _run_jsonl(tmp_path, sfens, "--nodes", nodes)):
+        # (A search stops after the node it is expanding: one expansion's children past.)
+        assert 0 < rec["nodes"] <= nodes + MAX_MOVES, (sfen, rec["nodes"])
+        assert rec["status"] in ("mate", "unknown"), rec
+        if rec["status"] == "unknown":
+            assert rec["reason"] == "node limit", rec
+
+
+def test_the_python_api_takes_the_same_limits():
+    pos = Position.from_sfen("7k1/8s/8+P/9/7n1/9/9/9/9 b RSr2b4g2s3n4l17p 1")
+    assert solve(pos, nodes=1_000).nodes <= 1_000 + MAX_MOVES
+    assert solve(pos, Limits(nodes=1_000)).nodes <= 1_000 + MAX_MOVES
+    full = solve(pos, Limits(yozume=False))
+    assert full.status == "mate" and full.length == 3 and full.exact and not full.yozume
+
+
+@pytest.mark.parametrize("bad", [dict(time_limit=math.nan), dict(time_limit=math.inf),
+                                 dict(time_limit=0), dict(nodes=0), dict(nodes=MAX_NODES + 1),
+                                 dict(yozume_nodes=-1)])
+def test_limits_refuse_what_cannot_be_a_limit(bad):
+    with pytest.raises(ValueError):
+        Limits(**bad)

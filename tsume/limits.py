@@ -1,0 +1,113 @@
+"""What one problem may spend, and the account it draws from.
+
+``Limits`` is what the caller asked for (``--time-limit``, ``--nodes``, which parts of
+the answer): one immutable value, handed down unchanged. ``Budget`` is one problem's
+running account, opened when its solve starts: a deadline and a node ceiling that
+every phase (proof, length, 無駄合, 余詰, line) draws from, so that the limits bound
+the whole problem, not each phase. Invariants:
+
+* ``deadline`` is ``start + time_limit`` (None: no time limit) and never moves;
+* ``node_limit`` counts the problem's nodes from its first search (``Solver.nodes``),
+  None when there is no node limit;
+* every search clamps its own limits to the account (``clamp``), so no phase
+  reaches past the deadline or node limit, whatever share it was given; a search
+  stops after the node it is expanding, so the nodes may pass the limit by one
+  expansion's children (at most movegen.MAX_MOVES), and the time by a fraction of
+  a second (Solver.search shrinks its slices near the deadline).
+
+Without limits, the answer's phases still stop somewhere: the ``ANALYSIS_*`` and
+``RULE_*`` defaults below size them from what the proof took.
+"""
+import math
+import time
+from dataclasses import dataclass
+
+# Node counts reach the compiled search as int64; larger requests mean "no limit".
+MAX_NODES = 1 << 62
+# Without a node limit, the answer's questions (length, main line) may take this
+# many nodes, or ANALYSIS_PER_PROOF times the proof's, whichever is more ...
+ANALYSIS_NODES = 20_000_000
+ANALYSIS_PER_PROOF = 10
+# ... and the 無駄合 rule's questions twice what the problem took so far, within
+# these bounds: enough for the classics, and a short problem does not wait long on
+# interposition questions it cannot settle.
+RULE_NODES_MIN = 10_000_000
+RULE_NODES_MAX = 20_000_000
+# Without a node limit but with a time limit, the shortest length's questions may go
+# on past their node share until this fraction of the time left for the answer.
+LENGTH_TIME_SHARE = 0.5
+# Nodes per defender reply of the 余詰 check of one alternative check.
+YOZUME_NODES = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What a problem's solve may spend and compute (the CLI's options)."""
+    time_limit: float | None = None  # seconds for the whole problem, proof and answer
+    nodes: int | None = None         # nodes for the whole problem
+    answer: bool = True              # the composer's answer; False: any verified mate
+    yozume: bool = True              # check every other check along the line (余詰)
+    yozume_nodes: int = YOZUME_NODES  # per alternative and defender reply
+    mudaai: bool = True              # futile interpositions are not counted (無駄合)
+
+    def __post_init__(self):
+        if self.time_limit is not None and not (self.time_limit > 0 and math.isfinite(self.time_limit)):
+            raise ValueError(f"time limit must be a positive number of seconds, not {self.time_limit}")
+        for name in ("nodes", "yozume_nodes"):
+            value = getattr(self, name)
+            if value is not None and not 0 < value <= MAX_NODES:
+                raise ValueError(f"{name} must be from 1 to {MAX_NODES}, not {value}")
+
+
+class Budget:
+    """One problem's account: see the module's invariants."""
+
+    __slots__ = ("start", "deadline", "node_limit")
+
+    def __init__(self, limits=None, start=None):
+        self.start = time.perf_counter() if start is None else start
+        time_limit = limits.time_limit if limits is not None else None
+        self.deadline = None if time_limit is None else self.start + time_limit
+        self.node_limit = limits.nodes if limits is not None else None
+
+    def expired(self):
+        """Has the deadline passed?"""
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def nodes_left(self, spent):
+        """Nodes the problem may still take after `spent` (None: no limit)."""
+        return None if self.node_limit is None else max(0, self.node_limit - spent)
+
+    def clamp(self, max_nodes, deadline, spent):
+        """(max_nodes, deadline) of one search, within the problem's account."""
+        left = self.nodes_left(spent)
+        if left is not None:
+            max_nodes = left if max_nodes is None else min(max_nodes, left)
+        if self.deadline is not None:
+            deadline = self.deadline if deadline is None else min(deadline, self.deadline)
+        return max_nodes, deadline
+
+    # ---------------------------------------------------------------- the answer's shares
+    def analysis_nodes(self, spent):
+        """Nodes of the answer's length and line questions, the proof having taken
+        `spent`: what the limit leaves, else the default share."""
+        left = self.nodes_left(spent)
+        return left if left is not None else max(ANALYSIS_NODES, ANALYSIS_PER_PROOF * spent)
+
+    def rule_nodes(self, spent, analysis_left):
+        """Nodes of the 無駄合 rule's questions. With a node limit, what the length
+        questions left of it; without, a share of its own (else the rule went unasked
+        where the strict length used all of its share)."""
+        nodes = min(RULE_NODES_MAX, max(RULE_NODES_MIN, 2 * spent))
+        return nodes if self.node_limit is None else min(nodes, max(0, analysis_left))
+
+    def length_until(self):
+        """Until when the shortest length's questions may go past their node share
+        (None: never; only with a time limit and no node limit)."""
+        if self.deadline is None or self.node_limit is not None:
+            return None
+        now = time.perf_counter()
+        return now + max(0.0, self.deadline - now) * LENGTH_TIME_SHARE
+
+
+UNLIMITED = Limits()

@@ -1,0 +1,197 @@
+"""``solve(position, limits) -> Result``: from a position to the composer's answer.
+
+The phases run in turn on one Solver (one table) and draw from one Budget
+(limits.py), so that ``--time-limit`` and ``--nodes`` bound the whole problem:
+
+1. proof    df-pn from the position; a verified mating line (any length) or a
+            disproof (``nomate``); limits give ``unknown``, never ``nomate``;
+2. length   the shortest forced mate and the main line by the tsume rules
+            (answer.AnswerFinder: 変同, 駒余り, the last move's other mates);
+3. 無駄合   the length and line when futile interpositions are not counted
+            (mudaai.rule_answer);
+4. 余詰     every other check along the line that also mates (AnswerFinder.yozume);
+5. result   the line replayed once more, the pieces left in hand, 完全作.
+
+A phase that runs out of budget leaves the answer "not exact", never wrong: the
+verified line of an earlier phase is reported, and ``reason`` / ``mudaai`` /
+``yozume`` say what was cut.
+"""
+import dataclasses
+import time
+
+from . import movegen, notation
+from .answer import REPROVE_NODES as LINE_REPROVE_NODES
+from .answer import AnswerFinder, OutOfBudget, line_of_length, stored_proof_length
+from .dfpn import replays_to_mate
+from .lines import leftover_after, leftover_of_hand, to_moves, to_usi, verify_mating_line
+from .limits import UNLIMITED, Budget
+from .mudaai import rule_answer
+from .result import Result
+from .solver import (DEFAULT_HASH_MB, MAX_PLY, NO_LIMIT, REPROVE_NODES, REPROVE_NODES_MIN,
+                     shared_solver)
+
+# Node cap of one length question of the answer (AnswerFinder.query_nodes).
+QUERY_NODES = 20_000_000
+
+
+def solve(position, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, **options):
+    """Prove mate or no mate for the side to move; returns a Result (README "JSON
+    schema"). `limits` is a limits.Limits; its fields may also be given as keywords
+    (time_limit=, nodes=, answer=, yozume=, yozume_nodes=, mudaai=). `solver`: a
+    Solver to use (its table is reused), else one shared per thread and hash_mb."""
+    limits = _limits(limits or UNLIMITED, options) if options else (limits or UNLIMITED)
+    budget = Budget(limits)
+    solver = solver or shared_solver(hash_mb)
+    solver.new_problem(budget)
+    # The kernels leave the position as they found it, so without the answer (which
+    # plays moves on it) the caller's own position serves.
+    pos = position.copy() if limits.answer else position
+    result, proof_length = _prove(solver, pos)
+    if result.status == "mate" and limits.answer:
+        _answer(solver, pos, result, proof_length, limits, budget)
+    result.nodes = solver.nodes
+    result.seconds = time.perf_counter() - budget.start
+    return result
+
+
+_LIMITS = {}     # (limits, options) -> Limits: a short problem's solve is a few µs
+
+
+def _limits(limits, options):
+    key = (limits, *options.items())
+    found = _LIMITS.get(key)
+    if found is None:
+        if len(_LIMITS) >= 256:
+            _LIMITS.clear()
+        found = _LIMITS[key] = dataclasses.replace(limits, **options)
+    return found
+
+
+# ---------------------------------------------------------------- 1. proof
+def _prove(solver, pos):
+    """The proof phase: (a Result with a verified line of any length, nomate or
+    unknown; the proof's mate length bound, or -1)."""
+    pn, dn, reason, proof_length = solver.search(pos, None, line=True)
+    if dn == 0:
+        return Result(status="nomate"), -1
+    if pn != 0:
+        return Result(status="unknown", reason=reason), -1
+    # Kept as integers until the end: a short problem's solve() is mostly this
+    # Python bookkeeping, not the search.
+    moves, end_hand = solver.found_line()
+    if moves is None:
+        known = int(proof_length) if proof_length >= 0 else NO_LIMIT
+        # A hard problem's positions take more to prove again than a short one's.
+        moves, end_hand = solver.proof_moves(
+            pos, length=known,
+            reprove_nodes=min(max(REPROVE_NODES_MIN, solver.nodes), REPROVE_NODES))
+    # A line of the table walk in Python (end_hand None) is replayed before it is
+    # reported; the compiled read's line is mate by construction.
+    if moves is None or (end_hand is None and not replays_to_mate(
+            pos.board, pos.hands, pos.state, moves, len(moves))):
+        return Result(status="unknown", reason="proof found but no verified line"), -1
+    leftover = (leftover_of_hand(end_hand) if end_hand is not None
+                else leftover_after(pos, moves, len(moves)))
+    return Result(status="mate", length=len(moves), strict_length=len(moves),
+                  moves=to_usi(moves), komaamari=bool(leftover), leftover=leftover), int(proof_length)
+
+
+# ---------------------------------------------------------------- 2-5. the answer
+def _answer(solver, root, result, upper, limits, budget):
+    """Phases 2-5 on a root proven mate within `upper` plies: fills `result` in place
+    with the answer. Its line changes only to another verified one."""
+    spent = solver.nodes
+    finder = AnswerFinder(solver, root, QUERY_NODES, budget.analysis_nodes(spent),
+                          budget.deadline, budget.length_until())
+    moves, length, exact = strict_answer(finder, root, result.moves, upper)
+    strict = moves
+    mudaai = "not counted" if limits.mudaai else "counted"
+    if limits.mudaai:
+        bound = length if exact else (finder.bound or upper)
+        rule = rule_answer(solver, root, bound, moves, deadline=budget.deadline,
+                           total_nodes=budget.rule_nodes(solver.nodes,
+                                                         finder.stop_at - solver.nodes))
+        if rule is None:
+            mudaai = "not evaluated (budget)"
+        else:
+            # A shorter line by the rule is exact when the rule's analysis proved
+            # nothing shorter; the strict line stays exact when the strict analysis
+            # settled it, or the rule's did (no shorter mate by the rule, so none
+            # strictly).
+            if rule.line is not None:
+                moves, exact = rule.line, rule.settled
+                finder.henka, finder.last_move_alternatives = [], []
+            elif rule.settled and rule.length == len(moves):
+                exact = True
+            if not rule.settled:
+                mudaai = "not fully evaluated (budget)"
+    if not verify_mating_line(root, moves, rule=limits.mudaai):
+        return                                  # (never expected: the proof line stays)
+    yozume = [dict(ply=a["ply"], move=a["move"], kind="last-move", length=len(moves))
+              for a in finder.last_move_alternatives]
+    if limits.yozume:
+        yozume = finder.yozume(moves, limits.yozume_nodes) + yozume
+    result.moves, result.length, result.strict_length = list(moves), len(moves), len(strict)
+    result.exact, result.mudaai = exact, mudaai
+    result.henka, result.yozume = finder.henka, yozume
+    result.leftover = leftover_after(root, to_moves(moves), len(moves))
+    result.komaamari = bool(result.leftover)
+    result.complete = (limits.yozume and result.exact and not result.komaamari
+                       and all(y["kind"] in ("last-move", "ukai") for y in result.yozume))
+
+
+def strict_answer(finder, root, proof_line, upper):
+    """Phase 2: (line, length proven shortest or None, exact) counting every
+    interposition. `upper` is the proof's length bound (from the search, not the
+    proof line's length: the proof line's defender may give up early, so it can be
+    below the shortest forced mate). Out of budget, a line as long as the shortest
+    mate proven so far when the proofs give one, else the proof line; exact only when
+    the shortest length is settled and the line has it (the choices among lines,
+    駒余り and 変同, are then left unmade)."""
+    solver = finder.solver
+    length = None
+    try:
+        length = finder.exact_length(upper)
+        moves, _ = finder.line(root, length)
+        return moves, length, True
+    except OutOfBudget:
+        pass
+    moves = list(proof_line)
+
+    def proof_length(pos):
+        return stored_proof_length(solver, pos, finder.attacker, finder.salt)
+
+    def replies(pos):
+        return sorted(movegen.legal_moves_of(pos), key=notation.move_to_usi)
+
+    # The shortest mate proven: by this analysis, or stored by an earlier one.
+    bound = min(b for b in (finder.bound, upper, proof_length(root)) if b is not None)
+    if bound != len(moves):
+        # The proof line may be longer than that mate, or shorter (its defender may
+        # give up early): read one from the proofs of the analysis and of the main
+        # search, as long as a proven bound and no longer than this one.
+        reprove = finder.reprover(LINE_REPROVE_NODES)
+        other = line_of_length(root, bound, proof_length, replies, reprove=reprove,
+                               confirm=lambda plies: reprove(root, plies) is not None)
+        if other is not None and verify_mating_line(root, other):
+            moves = other
+    finder.henka, finder.last_move_alternatives = [], []
+    return moves, length, length is not None and length == len(moves)
+
+
+# ---------------------------------------------------------------- warm-up
+def warm_up():
+    """Load every compiled function that solve() may call, or compile it on the first
+    run after installing: a function is loaded from numba's cache when first called,
+    10-30 ms each, which would otherwise fall on the first problem that needs it (the
+    table-walk fallback of proof_moves, for instance, only some problems use). Solves
+    a 3-ply problem on a tiny table, with the tsume answer, that fallback and the table
+    read (extract_line: solve's own search reads its line itself)."""
+    from .position import Position
+    from .solver import Solver
+    pos = Position.from_sfen("8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1")
+    solver = Solver(1)
+    solve(pos, solver=solver)
+    solver._mating_line_slow(pos, MAX_PLY)
+    solver.proof_moves(pos)       # (the table read the answer analysis uses)
+    solver.grow()          # (a table this small is all in use: nothing moves)
