@@ -62,13 +62,14 @@ class Limits:
 class Budget:
     """One problem's account: see the module's invariants."""
 
-    __slots__ = ("start", "deadline", "node_limit")
+    __slots__ = ("start", "deadline", "node_limit", "bounded")
 
     def __init__(self, limits=None, start=None):
         self.start = time.perf_counter() if start is None else start
         time_limit = limits.time_limit if limits is not None else None
         self.deadline = None if time_limit is None else self.start + time_limit
         self.node_limit = limits.nodes if limits is not None else None
+        self.bounded = self.deadline is not None or self.node_limit is not None
 
     def expired(self):
         """Has the deadline passed?"""

@@ -54,17 +54,18 @@ def solve(position, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, **opti
     return result
 
 
-_LIMITS = {}     # (limits, options) -> Limits: a short problem's solve is a few µs
+_LIMITS = {}     # (id(limits), options) -> (limits, Limits): a short problem's
+                 # solve is a few µs, and a Limits takes one to hash and more to make
 
 
 def _limits(limits, options):
-    key = (limits, *options.items())
+    key = (id(limits), *options.items())
     found = _LIMITS.get(key)
-    if found is None:
+    if found is None or found[0] is not limits:
         if len(_LIMITS) >= 256:
             _LIMITS.clear()
-        found = _LIMITS[key] = dataclasses.replace(limits, **options)
-    return found
+        found = _LIMITS[key] = (limits, dataclasses.replace(limits, **options))
+    return found[1]
 
 
 # ---------------------------------------------------------------- 1. proof
@@ -92,8 +93,8 @@ def _prove(solver, pos):
         return Result(status="unknown", reason="proof found but no verified line"), -1
     leftover = (leftover_of_hand(end_hand) if end_hand is not None
                 else leftover_after(pos, moves, len(moves)))
-    return Result(status="mate", length=len(moves), strict_length=len(moves),
-                  moves=to_usi(moves), komaamari=bool(leftover), leftover=leftover), int(proof_length)
+    n = len(moves)      # (positional: a short problem's solve is a few µs)
+    return Result("mate", n, n, to_usi(moves), bool(leftover), leftover), int(proof_length)
 
 
 # ---------------------------------------------------------------- 2-5. the answer

@@ -68,6 +68,9 @@ def namespace(salt, kind, counter=0):
     return salt ^ kind ^ (np.int64(counter) << 40)
 
 
+_NO_BUDGET = Budget(start=0.0)     # a problem begun without one (direct Solver use)
+
+
 class Entry(NamedTuple):
     """A table entry as probe() reads it (tt.tt_lookup's record)."""
     pn: int
@@ -100,7 +103,7 @@ class Solver:
         self.control = np.zeros(CONTROL_SIZE, dtype=np.int64)
         self.nodes = 0
         self.salt = 0
-        self.budget = Budget()
+        self.budget = _NO_BUDGET
         self._nps = None                     # nodes per second of the last long slice
         self._rng = random.Random(seed)
 
@@ -131,7 +134,7 @@ class Solver:
         # fraction of the time.)
         self.salt = self._rng.getrandbits(62) | 1
         self.nodes = 0
-        self.budget = budget if budget is not None else Budget()
+        self.budget = budget if budget is not None else _NO_BUDGET
         if self.clusters > FIRST_CLUSTERS:
             self.use_clusters(FIRST_CLUSTERS)
         control = self.control
@@ -164,7 +167,9 @@ class Solver:
         control = self.control
         control[CTRL_WANT_LINE] = line
         control[CTRL_UNKNOWN_FUTILITY] = 0
-        max_nodes, deadline = self.budget.clamp(max_nodes, deadline, self.nodes)
+        budget = self.budget
+        if budget.bounded:
+            max_nodes, deadline = budget.clamp(max_nodes, deadline, self.nodes)
         spent = 0
         while True:
             budget = min(SLICE_NODES, max_nodes - spent) if max_nodes is not None else SLICE_NODES
