@@ -29,17 +29,25 @@ ANSWER_TIMEOUT = 20
 class UsiEngine:
     """The engine process with a reader thread; `expect` never waits longer than asked."""
 
-    def __init__(self):
+    def __init__(self, address_space=None):
+        """address_space: an RLIMIT_AS for the engine in bytes (Linux), so that a table too
+        large fails to map instead of being written into the machine's memory."""
+        def limit_address_space():
+            import resource
+            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        preexec = limit_address_space if address_space is not None else None
         # Outside the checkout, `-m tsume` runs the tsume these tests import (and its
         # numba cache, warm by now), whether installed editable or not.
         self.proc = subprocess.Popen([sys.executable, "-m", "tsume", "usi"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     cwd=tempfile.gettempdir())
+                                     cwd=tempfile.gettempdir(), preexec_fn=preexec)
         self.lines = queue.Queue()
         self.transcript = []
         self.stderr = []
         threading.Thread(target=self._read, args=(self.proc.stdout, self.lines.put), daemon=True).start()
-        threading.Thread(target=self._read, args=(self.proc.stderr, self.stderr.append), daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read, args=(self.proc.stderr, self.stderr.append),
+                                               daemon=True)
+        self._stderr_reader.start()
 
     @staticmethod
     def _read(stream, put):
@@ -77,9 +85,15 @@ class UsiEngine:
         self.send("isready")
         return self.expect("readyok", READY_TIMEOUT)
 
+    def stderr_text(self, timeout=5):
+        """Everything the engine wrote to stderr (all of it once the process has ended)."""
+        if self.proc.poll() is not None:
+            self._stderr_reader.join(timeout)
+        return "".join(line + "\n" for line in list(self.stderr) if line is not None)
+
     def _fail(self, message, got):
         tail = "\n".join(self.transcript[-40:])
-        pytest.fail(f"{message}; got {got}\ntranscript:\n{tail}\nstderr: {''.join(self.stderr)[-2000:]}")
+        pytest.fail(f"{message}; got {got}\ntranscript:\n{tail}\nstderr: {self.stderr_text(0)[-2000:]}")
 
     def close(self):
         if self.proc.poll() is None:
@@ -92,6 +106,7 @@ class UsiEngine:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
+        self._stderr_reader.join(5)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             stream.close()
 
@@ -185,6 +200,47 @@ def test_setoption(engine):
     # The hash option took effect: a search still works on the 16 MB table.
     answer, _ = go_mate(engine, f"position sfen {S3}")
     assert_mating_line(S3, checkmate_moves(answer))
+
+
+def _vm_peak(pid):
+    """The most address space the process has had mapped, in bytes (Linux)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmPeak:"):
+                return int(line.split()[1]) * 1024
+    pytest.skip("no VmPeak in /proc")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux only")
+def test_usi_hash_larger_than_memory_is_lowered(engine):
+    """GUIs send USI_Hash without knowing the machine: a table that cannot fit is lowered to
+    what fits, with an info string, before it is touched (issue #44: 65536 MB was mapped and
+    zeroed until the engine was killed). The engine runs under an address-space limit, so
+    that a regression fails to map the table instead of taking this machine's memory: the
+    peak of a warm engine that has searched (numba and LLVM map much more than they use),
+    its 256 MB table included, plus a margin."""
+    pytest.importorskip("resource")
+    limit = _vm_peak(engine.proc.pid) + (256 << 20)
+    eng = UsiEngine(address_space=limit)
+    try:
+        eng.send("usi")
+        eng.expect("usiok", 10)
+        eng.send("setoption name USI_Hash value 65536")
+        lines = eng.quiet_until_ready()
+        notes = [line for line in lines if line.startswith("info string USI_Hash 65536 MB lowered to ")]
+        assert len(notes) == 1 and "does not fit in the memory available" in notes[0], lines
+        size = int(notes[0].split()[7])
+        assert 1 <= size < limit >> 20, notes
+        answer, _ = go_mate(eng, f"position sfen {S3}", "5000")
+        assert answer == "checkmate P*1b 1a1b L*1c"
+        # The lowered size is kept: the next isready neither reallocates nor says it again.
+        assert eng.quiet_until_ready() == ["readyok"]
+        answer, _ = go_mate(eng, f"position sfen {MUDAAI}", "5000")
+        assert_mating_line(MUDAAI, checkmate_moves(answer))
+    finally:
+        eng.close()
+    stderr = eng.stderr_text()
+    assert eng.proc.returncode == 0 and "Error" not in stderr, (eng.proc.returncode, stderr)
 
 
 # ---------------------------------------------------------------- go mate

@@ -341,17 +341,21 @@ class Engine:
             self._warm.join()
 
     def get_solver(self):
-        """The shared solver, (re)allocated when USI_Hash changed; on a failed allocation
-        the size is halved until it fits. A new table is written through once, so that the
-        operating system maps its pages now (at isready) rather than during the first
-        search, whose first slices would be slow (and `stop` with them)."""
+        """The shared solver, (re)allocated when USI_Hash changed. The size is checked
+        against the memory available first (tt.check_table_size): Linux lets a table too
+        large be mapped and kills a process (maybe another one) when it is written, and
+        GUIs send USI_Hash without knowing the machine, so a size that does not fit is
+        lowered to the largest that does, with an info string, rather than refused. A new
+        table is written through once, so that the operating system maps its pages now
+        (at isready) rather than during the first search, whose first slices would be
+        slow (and `stop` with them)."""
         with self._solver_lock:
             want = int(self.options["USI_Hash"])
             if self._solver is not None and self._solver.hash_mb == want:
                 return self._solver
             cls = _solver_class()
-            self._solver = None
-            size = want
+            self._drop_solver()
+            size = self._fitting_hash(want)
             while True:
                 try:
                     solver = cls(size)
@@ -360,13 +364,47 @@ class Engine:
                     self._solver = solver
                     break
                 except MemoryError:
+                    # The memory went between the check and the allocation.
                     if size <= 1:
                         raise
                     size //= 2
-            if size != want:
-                self.note(f"USI_Hash {want} MB could not be allocated: using {size} MB")
-                self.options["USI_Hash"] = size
+                    self.note(f"USI_Hash {want} MB could not be allocated: trying {size} MB")
+            self.options["USI_Hash"] = size
             return self._solver
+
+    def _drop_solver(self):
+        """Free the old table before the new one is measured against free memory (a
+        solver and its last search refer to each other: only the collector frees them)."""
+        old, self._solver = self._solver, None
+        if old is not None:
+            with old.lock:
+                old.current = None
+            del old
+            import gc
+            gc.collect()
+
+    def _fitting_hash(self, want):
+        """want, or the largest USI_Hash whose table fits (with an info string saying so)."""
+        from .tt import TableSizeError, check_table_size, table_bytes
+        try:
+            check_table_size(want)
+            return want
+        except TableSizeError as exc:
+            why = str(exc)
+        lo, hi = 0, want                 # check_table_size passes at lo (0: nowhere), fails at hi
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            try:
+                check_table_size(mid)
+                lo = mid
+            except TableSizeError:
+                hi = mid
+        # Tables come in few sizes (a power of two of clusters): name the size of the
+        # table itself, not the largest request that rounds down to it.
+        mb = 1 << 20
+        size = max(1, -(-table_bytes(lo) // mb)) if lo else 1
+        self.note(f"USI_Hash {want} MB lowered to {size} MB: {why}")
+        return size
 
     # ------------------------------------------------------------ main loop
     def run(self):
