@@ -5,6 +5,7 @@ a broken engine fails a test instead of hanging it. Every ``checkmate`` answer i
 with cshogi: each attacker move a legal check, each defender move legal, the end mate.
 """
 import queue
+import signal
 import subprocess
 import sys
 import tempfile
@@ -21,6 +22,9 @@ NOMATE = "4k4/9/9/9/9/9/9/9/9 b G2r2b3g4s4n4l18p 1"        # a lone gold cannot 
 HARD = "7k1/9/9/9/9/9/9/9/9 b B2G2SL2P2rb2g2s4n3l16p 1"    # far beyond a second of search
 MUDAAI = "8k/6G1p/9/9/9/9/9/9/4R4 b r2b3g4s4n4l17p 1"       # 5i5a+: the rest are futile interpositions
 IN_CHECK = "7lk/7p1/7l1/9/9/9/8G/9/7KL b - 1"             # attacker in check; 1g2f/1g2g parry and mate
+# 将棋図巧 30, 17 plies: proven in well under a second, the shortest answer in 2-4 s at
+# the default hash (two busy cores), so a search that end of input cuts short shows.
+ZUKO30 = "4+LgB2/3+P1+R1R1/4+bl1g1/8k/5p1p1/7+p1/9/9/9 b 2G4s4n2l14p 1"
 
 READY_TIMEOUT = 120      # the first run after install compiles the numba code (~20-30 s)
 ANSWER_TIMEOUT = 20
@@ -85,6 +89,11 @@ class UsiEngine:
         self.send("isready")
         return self.expect("readyok", READY_TIMEOUT)
 
+    def end_input(self):
+        """Close the engine's input, as a script's pipe or a crashed GUI does."""
+        self.transcript.append("> (end of input)")
+        self.proc.stdin.close()
+
     def stderr_text(self, timeout=5):
         """Everything the engine wrote to stderr (all of it once the process has ended)."""
         if self.proc.poll() is not None:
@@ -99,7 +108,7 @@ class UsiEngine:
         if self.proc.poll() is None:
             try:
                 self.send("quit")
-            except OSError:
+            except (OSError, ValueError):       # the engine is gone, or its input closed
                 pass
             try:
                 self.proc.wait(5)
@@ -479,3 +488,76 @@ def test_end_of_input_exits():
             eng.proc.kill()
             eng.proc.wait(5)
     assert eng.proc.returncode == 0
+
+
+def test_end_of_input_answers_a_pending_isready():
+    eng = UsiEngine()
+    try:
+        eng.send("usi")
+        eng.send("isready")
+        eng.end_input()
+        eng.expect("readyok", READY_TIMEOUT)
+        eng.proc.wait(10)
+    finally:
+        eng.close()
+    assert eng.proc.returncode == 0
+
+
+def test_end_of_input_lets_a_timed_go_mate_answer():
+    """printf 'usi\nisready\nposition ...\ngo mate 5000\n' | tsume-usi: the input ends at
+    once, and the script still expects the answer within the time it gave (issue #44: the
+    search was stopped at end of input and answered `checkmate timeout`)."""
+    eng = UsiEngine()
+    try:
+        for command in ("usi", "isready", f"position sfen {ZUKO30}", "go mate 5000"):
+            eng.send(command)
+        eng.end_input()
+        eng.expect("readyok", READY_TIMEOUT)
+        start = time.perf_counter()
+        lines = eng.expect("checkmate", 5 + 5)     # its 5 s, the grace, and slack for a busy machine
+        assert_mating_line(ZUKO30, checkmate_moves(lines[-1]))
+        eng.proc.wait(5)
+        assert time.perf_counter() - start < 5 + 5
+    finally:
+        eng.close()
+    assert eng.proc.returncode == 0, eng.stderr_text()
+
+
+@pytest.mark.parametrize("go,answer", [("go mate infinite", "checkmate timeout"),
+                                       ("go infinite", "bestmove resign")])
+def test_end_of_input_stops_a_search_without_time_limit(go, answer):
+    """A GUI that crashed sends no stop: the search must not run on."""
+    eng = UsiEngine()
+    try:
+        _handshake(eng)
+        eng.send(f"position sfen {HARD}")
+        eng.send(go)
+        time.sleep(0.7)                            # past plain go's 0.5 s: the bestmove is held
+        eng.end_input()
+        assert eng.expect(answer.split()[0], 2)[-1] == answer
+        eng.proc.wait(3)                           # raises if it does not exit promptly
+    finally:
+        eng.close()
+    assert eng.proc.returncode == 0, eng.stderr_text()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("searching", [True, False])
+def test_sigint_stops_and_exits_130_without_traceback(searching):
+    """Ctrl-C in a terminal (or a GUI's process group): the search is stopped and answered,
+    and the engine exits with 130 (128 + SIGINT) instead of a KeyboardInterrupt traceback."""
+    eng = UsiEngine()
+    try:
+        _handshake(eng)
+        if searching:
+            eng.send(f"position sfen {HARD}")
+            eng.send("go mate infinite")
+            eng.expect("info time", 5)             # the search is under way
+        eng.proc.send_signal(signal.SIGINT)
+        if searching:
+            assert eng.expect("checkmate", 2)[-1] == "checkmate timeout"
+        eng.proc.wait(3)                           # raises if a thread holds it up
+    finally:
+        eng.close()
+    stderr = eng.stderr_text()
+    assert eng.proc.returncode == 130 and "Traceback" not in stderr, (eng.proc.returncode, stderr)
