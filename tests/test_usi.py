@@ -220,6 +220,16 @@ def _vm_peak(pid):
     pytest.skip("no VmPeak in /proc")
 
 
+def _lowered_hash(eng, hash_mb):
+    """(the size USI_Hash hash_mb was lowered to, the MB free it was measured against)."""
+    eng.send(f"setoption name USI_Hash value {hash_mb}")
+    lines = eng.quiet_until_ready()
+    notes = [line for line in lines if line.startswith(f"info string USI_Hash {hash_mb} MB lowered to ")]
+    assert len(notes) == 1 and "does not fit in the memory available (" in notes[0], lines
+    free = notes[0].split("memory available (")[1].split()[0]
+    return int(notes[0].split()[7]), int(free)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux only")
 def test_usi_hash_larger_than_memory_is_lowered(engine):
     """GUIs send USI_Hash without knowing the machine: a table that cannot fit is lowered to
@@ -234,16 +244,16 @@ def test_usi_hash_larger_than_memory_is_lowered(engine):
     try:
         eng.send("usi")
         eng.expect("usiok", 10)
-        eng.send("setoption name USI_Hash value 65536")
-        lines = eng.quiet_until_ready()
-        notes = [line for line in lines if line.startswith("info string USI_Hash 65536 MB lowered to ")]
-        assert len(notes) == 1 and "does not fit in the memory available" in notes[0], lines
-        size = int(notes[0].split()[7])
-        assert 1 <= size < limit >> 20, notes
+        size, free = _lowered_hash(eng, 65536)
+        assert 1 <= size < limit >> 20
         answer, _ = go_mate(eng, f"position sfen {S3}", "5000")
         assert answer == "checkmate P*1b 1a1b L*1c"
         # The lowered size is kept: the next isready neither reallocates nor says it again.
         assert eng.quiet_until_ready() == ["readyok"]
+        # Asked again after a search, the old table is freed before the memory is measured
+        # (not freed, the memory free would have shrunk by the whole table).
+        size2, free2 = _lowered_hash(eng, 65535)
+        assert free2 > free - size, (size, free, size2, free2)
         answer, _ = go_mate(eng, f"position sfen {MUDAAI}", "5000")
         assert_mating_line(MUDAAI, checkmate_moves(answer))
     finally:

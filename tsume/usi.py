@@ -38,6 +38,7 @@ import signal
 import sys
 import threading
 import time
+import weakref
 
 ENGINE_NAME = "tsume"
 ENGINE_AUTHOR = "the tsume authors"
@@ -313,7 +314,9 @@ class Engine:
         self._warm_error = None
         self._warm = threading.Thread(target=self._warm_up, name="tsume-usi-warmup", daemon=True)
         self.search = None               # the running _Search, if any
-        self._last_search = None         # the latest _Search, still answering after search_finished
+        # The latest _Search, still answering after search_finished; weak, so that it does
+        # not keep the solver it used (and its table) alive once it has ended.
+        self._last_search = lambda: None
         self._ready_threads = []         # isready helpers (readyok not yet sent, maybe)
         self._sigint = None              # None (not caught), "armed", "fired", "exiting"
         self._waiting = False            # the main thread is in _wait
@@ -503,7 +506,7 @@ class Engine:
         if eof:
             for thread in list(self._ready_threads):
                 wait(thread.join)
-        search = self._last_search
+        search = self._last_search()
         if search is not None and search.thread.is_alive():
             if eof and search.time_limit is not None and not search.hold:
                 left = search.start + search.time_limit - time.perf_counter()
@@ -754,7 +757,7 @@ class Engine:
     def _start_search(self, search):
         with self._search_lock:
             self.search = search
-            self._last_search = search
+            self._last_search = weakref.ref(search)
         search.thread.start()
 
     def search_finished(self, search):
