@@ -5,6 +5,7 @@ a broken engine fails a test instead of hanging it. Every ``checkmate`` answer i
 with cshogi: each attacker move a legal check, each defender move legal, the end mate.
 """
 import queue
+import signal
 import subprocess
 import sys
 import tempfile
@@ -21,6 +22,9 @@ NOMATE = "4k4/9/9/9/9/9/9/9/9 b G2r2b3g4s4n4l18p 1"        # a lone gold cannot 
 HARD = "7k1/9/9/9/9/9/9/9/9 b B2G2SL2P2rb2g2s4n3l16p 1"    # far beyond a second of search
 MUDAAI = "8k/6G1p/9/9/9/9/9/9/4R4 b r2b3g4s4n4l17p 1"       # 5i5a+: the rest are futile interpositions
 IN_CHECK = "7lk/7p1/7l1/9/9/9/8G/9/7KL b - 1"             # attacker in check; 1g2f/1g2g parry and mate
+# 将棋図巧 30, 17 plies: proven in well under a second, the shortest answer in 2-4 s at
+# the default hash (two busy cores), so a search that end of input cuts short shows.
+ZUKO30 = "4+LgB2/3+P1+R1R1/4+bl1g1/8k/5p1p1/7+p1/9/9/9 b 2G4s4n2l14p 1"
 
 READY_TIMEOUT = 120      # the first run after install compiles the numba code (~20-30 s)
 ANSWER_TIMEOUT = 20
@@ -29,17 +33,25 @@ ANSWER_TIMEOUT = 20
 class UsiEngine:
     """The engine process with a reader thread; `expect` never waits longer than asked."""
 
-    def __init__(self):
+    def __init__(self, address_space=None):
+        """address_space: an RLIMIT_AS for the engine in bytes (Linux), so that a table too
+        large fails to map instead of being written into the machine's memory."""
+        def limit_address_space():
+            import resource
+            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        preexec = limit_address_space if address_space is not None else None
         # Outside the checkout, `-m tsume` runs the tsume these tests import (and its
         # numba cache, warm by now), whether installed editable or not.
         self.proc = subprocess.Popen([sys.executable, "-m", "tsume", "usi"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     cwd=tempfile.gettempdir())
+                                     cwd=tempfile.gettempdir(), preexec_fn=preexec)
         self.lines = queue.Queue()
         self.transcript = []
         self.stderr = []
         threading.Thread(target=self._read, args=(self.proc.stdout, self.lines.put), daemon=True).start()
-        threading.Thread(target=self._read, args=(self.proc.stderr, self.stderr.append), daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read, args=(self.proc.stderr, self.stderr.append),
+                                               daemon=True)
+        self._stderr_reader.start()
 
     @staticmethod
     def _read(stream, put):
@@ -77,21 +89,33 @@ class UsiEngine:
         self.send("isready")
         return self.expect("readyok", READY_TIMEOUT)
 
+    def end_input(self):
+        """Close the engine's input, as a script's pipe or a crashed GUI does."""
+        self.transcript.append("> (end of input)")
+        self.proc.stdin.close()
+
+    def stderr_text(self, timeout=5):
+        """Everything the engine wrote to stderr (all of it once the process has ended)."""
+        if self.proc.poll() is not None:
+            self._stderr_reader.join(timeout)
+        return "".join(line + "\n" for line in list(self.stderr) if line is not None)
+
     def _fail(self, message, got):
         tail = "\n".join(self.transcript[-40:])
-        pytest.fail(f"{message}; got {got}\ntranscript:\n{tail}\nstderr: {''.join(self.stderr)[-2000:]}")
+        pytest.fail(f"{message}; got {got}\ntranscript:\n{tail}\nstderr: {self.stderr_text(0)[-2000:]}")
 
     def close(self):
         if self.proc.poll() is None:
             try:
                 self.send("quit")
-            except OSError:
+            except (OSError, ValueError):       # the engine is gone, or its input closed
                 pass
             try:
                 self.proc.wait(5)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
+        self._stderr_reader.join(5)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             stream.close()
 
@@ -185,6 +209,57 @@ def test_setoption(engine):
     # The hash option took effect: a search still works on the 16 MB table.
     answer, _ = go_mate(engine, f"position sfen {S3}")
     assert_mating_line(S3, checkmate_moves(answer))
+
+
+def _vm_peak(pid):
+    """The most address space the process has had mapped, in bytes (Linux)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmPeak:"):
+                return int(line.split()[1]) * 1024
+    pytest.skip("no VmPeak in /proc")
+
+
+def _lowered_hash(eng, hash_mb):
+    """(the size USI_Hash hash_mb was lowered to, the MB free it was measured against)."""
+    eng.send(f"setoption name USI_Hash value {hash_mb}")
+    lines = eng.quiet_until_ready()
+    notes = [line for line in lines if line.startswith(f"info string USI_Hash {hash_mb} MB lowered to ")]
+    assert len(notes) == 1 and "does not fit in the memory available (" in notes[0], lines
+    free = notes[0].split("memory available (")[1].split()[0]
+    return int(notes[0].split()[7]), int(free)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux only")
+def test_usi_hash_larger_than_memory_is_lowered(engine):
+    """GUIs send USI_Hash without knowing the machine: a table that cannot fit is lowered to
+    what fits, with an info string, before it is touched (issue #44: 65536 MB was mapped and
+    zeroed until the engine was killed). The engine runs under an address-space limit, so
+    that a regression fails to map the table instead of taking this machine's memory: the
+    peak of a warm engine that has searched (numba and LLVM map much more than they use),
+    its 256 MB table included, plus a margin."""
+    pytest.importorskip("resource")
+    limit = _vm_peak(engine.proc.pid) + (256 << 20)
+    eng = UsiEngine(address_space=limit)
+    try:
+        eng.send("usi")
+        eng.expect("usiok", 10)
+        size, free = _lowered_hash(eng, 65536)
+        assert 1 <= size < limit >> 20
+        answer, _ = go_mate(eng, f"position sfen {S3}", "5000")
+        assert answer == "checkmate P*1b 1a1b L*1c"
+        # The lowered size is kept: the next isready neither reallocates nor says it again.
+        assert eng.quiet_until_ready() == ["readyok"]
+        # Asked again after a search, the old table is freed before the memory is measured
+        # (not freed, the memory free would have shrunk by the whole table).
+        size2, free2 = _lowered_hash(eng, 65535)
+        assert free2 > free - size, (size, free, size2, free2)
+        answer, _ = go_mate(eng, f"position sfen {MUDAAI}", "5000")
+        assert_mating_line(MUDAAI, checkmate_moves(answer))
+    finally:
+        eng.close()
+    stderr = eng.stderr_text()
+    assert eng.proc.returncode == 0 and "Error" not in stderr, (eng.proc.returncode, stderr)
 
 
 # ---------------------------------------------------------------- go mate
@@ -423,3 +498,76 @@ def test_end_of_input_exits():
             eng.proc.kill()
             eng.proc.wait(5)
     assert eng.proc.returncode == 0
+
+
+def test_end_of_input_answers_a_pending_isready():
+    eng = UsiEngine()
+    try:
+        eng.send("usi")
+        eng.send("isready")
+        eng.end_input()
+        eng.expect("readyok", READY_TIMEOUT)
+        eng.proc.wait(10)
+    finally:
+        eng.close()
+    assert eng.proc.returncode == 0
+
+
+def test_end_of_input_lets_a_timed_go_mate_answer():
+    """printf 'usi\nisready\nposition ...\ngo mate 5000\n' | tsume-usi: the input ends at
+    once, and the script still expects the answer within the time it gave (issue #44: the
+    search was stopped at end of input and answered `checkmate timeout`)."""
+    eng = UsiEngine()
+    try:
+        for command in ("usi", "isready", f"position sfen {ZUKO30}", "go mate 5000"):
+            eng.send(command)
+        eng.end_input()
+        eng.expect("readyok", READY_TIMEOUT)
+        start = time.perf_counter()
+        lines = eng.expect("checkmate", 5 + 5)     # its 5 s, the grace, and slack for a busy machine
+        assert_mating_line(ZUKO30, checkmate_moves(lines[-1]))
+        eng.proc.wait(5)
+        assert time.perf_counter() - start < 5 + 5
+    finally:
+        eng.close()
+    assert eng.proc.returncode == 0, eng.stderr_text()
+
+
+@pytest.mark.parametrize("go,answer", [("go mate infinite", "checkmate timeout"),
+                                       ("go infinite", "bestmove resign")])
+def test_end_of_input_stops_a_search_without_time_limit(go, answer):
+    """A GUI that crashed sends no stop: the search must not run on."""
+    eng = UsiEngine()
+    try:
+        _handshake(eng)
+        eng.send(f"position sfen {HARD}")
+        eng.send(go)
+        time.sleep(0.7)                            # past plain go's 0.5 s: the bestmove is held
+        eng.end_input()
+        assert eng.expect(answer.split()[0], 2)[-1] == answer
+        eng.proc.wait(3)                           # raises if it does not exit promptly
+    finally:
+        eng.close()
+    assert eng.proc.returncode == 0, eng.stderr_text()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("searching", [True, False])
+def test_sigint_stops_and_exits_130_without_traceback(searching):
+    """Ctrl-C in a terminal (or a GUI's process group): the search is stopped and answered,
+    and the engine exits with 130 (128 + SIGINT) instead of a KeyboardInterrupt traceback."""
+    eng = UsiEngine()
+    try:
+        _handshake(eng)
+        if searching:
+            eng.send(f"position sfen {HARD}")
+            eng.send("go mate infinite")
+            eng.expect("info time", 5)             # the search is under way
+        eng.proc.send_signal(signal.SIGINT)
+        if searching:
+            assert eng.expect("checkmate", 2)[-1] == "checkmate timeout"
+        eng.proc.wait(3)                           # raises if a thread holds it up
+    finally:
+        eng.close()
+    stderr = eng.stderr_text()
+    assert eng.proc.returncode == 130 and "Traceback" not in stderr, (eng.proc.returncode, stderr)

@@ -19,7 +19,11 @@ GUIs send ``go mate`` for "詰将棋を解く" and read back ``checkmate <moves>
   clock); ``bestmove <first move of the mate>`` or ``bestmove resign``. ``go infinite`` and
   ``go ponder`` hold the ``bestmove`` until ``stop`` (or ``ponderhit``).
 * ``stop`` ends the search within one search slice (200k nodes, well under a second);
-  ``quit`` (or end of input) exits with status 0.
+  ``quit`` stops it and exits with status 0. End of input exits with status 0 too, once
+  a pending ``isready`` and a search with a time limit (``go mate <ms>``, plain ``go``)
+  have answered (a script pipes its commands in); a search without one is stopped and
+  answered at once (a GUI that crashed sends no ``stop``). SIGINT (Ctrl-C) stops and
+  answers the search, then exits with status 130, without a traceback.
 * Anything malformed or unknown: ``info string ignored: ...``; the engine never exits on bad
   input. ``info string`` texts are ASCII (GUIs differ in the encoding they expect).
 
@@ -30,9 +34,11 @@ Only the standard library and tsume itself are imported here; the solver (numba)
 imported by the warm-up thread so that ``usi`` is answered at once.
 """
 import os
+import signal
 import sys
 import threading
 import time
+import weakref
 
 from . import render
 
@@ -43,6 +49,8 @@ PLAIN_GO_NPS = 400_000        # node cap of a plain `go` = seconds * this (bound
 INFO_PERIOD = 1.0             # seconds between progress `info` lines
 HASHFULL_SAMPLE = 1000        # table entries sampled for `hashfull`
 MAX_SPIN = 2_147_483_647      # spin maxima stay in int32 for GUIs
+EOF_GRACE = 2.0               # seconds past its limit a search may take to answer at end of input
+SIGINT_STATUS = 130           # exit status after SIGINT (128 + 2, the shell's convention)
 
 # name -> (type, default, min, max); USI option names are case-insensitive.
 OPTIONS = {
@@ -110,7 +118,8 @@ class _Search:
         self.hold = hold                 # go infinite / go ponder: bestmove waits for stop
         self.yozume = bool(engine.options["YozumeCheck"])
         self.stopped = False
-        self.stop_cause = None           # "stopped" (stop, quit, gameover) or "time limit"
+        self.stop_cause = None           # "stopped" (stop, gameover), "time limit", or at exit
+                                         # "quit", "end of input", "interrupted" (SIGINT)
         self.released = threading.Event()   # stop or ponderhit (for hold)
         self.done = threading.Event()
         self.solver = None
@@ -253,6 +262,11 @@ class _Search:
                 for text in render.usi_details(self._record(result), self.yozume, stopped, why)]
 
 
+class _Interrupted(BaseException):
+    """SIGINT, raised in the main thread only while it waits (see Engine._wait). A
+    BaseException, so that the per-command `except Exception` does not swallow it."""
+
+
 class Engine:
     """The USI protocol over two binary streams (stdin/stdout of the process)."""
 
@@ -267,6 +281,12 @@ class Engine:
         self._warm_error = None
         self._warm = threading.Thread(target=self._warm_up, name="tsume-usi-warmup", daemon=True)
         self.search = None               # the running _Search, if any
+        # The latest _Search, still answering after search_finished; weak, so that it does
+        # not keep the solver it used (and its table) alive once it has ended.
+        self._last_search = lambda: None
+        self._ready_threads = []         # isready helpers (readyok not yet sent, maybe)
+        self._sigint = None              # None (not caught), "armed", "fired", "exiting"
+        self._waiting = False            # the main thread is in _wait
         self._search_lock = threading.Lock()
         self._start = None               # (start Position, [USI moves]) of `position`
         self.position = None             # the position `go` searches (None = none)
@@ -305,20 +325,27 @@ class Engine:
 
     def wait_warm(self):
         if self._warm.is_alive():
-            self._warm.join()
+            if threading.current_thread() is threading.main_thread():
+                self._wait(self._warm.join)       # the first compile takes a minute
+            else:
+                self._warm.join()
 
     def get_solver(self):
-        """The shared solver, (re)allocated when USI_Hash changed; on a failed allocation
-        the size is halved until it fits. A new table is written through once, so that the
-        operating system maps its pages now (at isready) rather than during the first
-        search, whose first slices would be slow (and `stop` with them)."""
+        """The shared solver, (re)allocated when USI_Hash changed. The size is checked
+        against the memory available first (tt.check_table_size): Linux lets a table too
+        large be mapped and kills a process (maybe another one) when it is written, and
+        GUIs send USI_Hash without knowing the machine, so a size that does not fit is
+        lowered to the largest that does, with an info string, rather than refused. A new
+        table is written through once, so that the operating system maps its pages now
+        (at isready) rather than during the first search, whose first slices would be
+        slow (and `stop` with them)."""
         with self._solver_lock:
             want = int(self.options["USI_Hash"])
             if self._solver is not None and self._solver.hash_mb == want:
                 return self._solver
             cls = _solver_class()
-            self._solver = None
-            size = want
+            self._drop_solver()
+            size = self._fitting_hash(want)
             while True:
                 try:
                     solver = cls(size)
@@ -327,40 +354,133 @@ class Engine:
                     self._solver = solver
                     break
                 except MemoryError:
+                    # The memory went between the check and the allocation.
                     if size <= 1:
                         raise
                     size //= 2
-            if size != want:
-                self.note(f"USI_Hash {want} MB could not be allocated: using {size} MB")
-                self.options["USI_Hash"] = size
+                    self.note(f"USI_Hash {want} MB could not be allocated: trying {size} MB")
+            self.options["USI_Hash"] = size
             return self._solver
+
+    def _drop_solver(self):
+        """Free the old table before the new one is measured against free memory (a
+        solver and its last search refer to each other: only the collector frees them)."""
+        old, self._solver = self._solver, None
+        if old is not None:
+            with old.lock:
+                old.current = None
+            del old
+            import gc
+            gc.collect()
+
+    def _fitting_hash(self, want):
+        """want, or the largest USI_Hash whose table fits (with an info string saying so)."""
+        from .tt import TableSizeError, check_table_size, table_bytes
+        try:
+            check_table_size(want)
+            return want
+        except TableSizeError as exc:
+            why = str(exc)
+        lo, hi = 0, want                 # check_table_size passes at lo (0: nowhere), fails at hi
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            try:
+                check_table_size(mid)
+                lo = mid
+            except TableSizeError:
+                hi = mid
+        # Tables come in few sizes (a power of two of clusters): name the size of the
+        # table itself, not the largest request that rounds down to it.
+        mb = 1 << 20
+        size = max(1, -(-table_bytes(lo) // mb)) if lo else 1
+        self.note(f"USI_Hash {want} MB lowered to {size} MB: {why}")
+        return size
 
     # ------------------------------------------------------------ main loop
     def run(self):
-        """Read commands until `quit` or end of input. Returns the exit status (0)."""
-        self._warm.start()
+        """Read commands until `quit` or end of input; returns the exit status: 0, or
+        SIGINT_STATUS after SIGINT (see shutdown)."""
+        restore = self._catch_sigint()
+        try:
+            self._warm.start()
+            try:
+                return self.shutdown(eof=self._read_commands())
+            except _Interrupted:
+                # A second SIGINT kills at once (default action), not a traceback.
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                self._sigint = "exiting"
+                return self.shutdown(status=SIGINT_STATUS)
+        finally:
+            restore()
+
+    def _read_commands(self):
+        """Handle commands until `quit` (returns False) or end of input (returns True)."""
         while True:
             try:
-                raw = self.inp.readline()
+                raw = self._wait(self.inp.readline)
             except (OSError, ValueError):
                 raw = b""
             if not raw:
-                break
+                return True
             line = raw.decode("utf-8", "replace").strip()
             if not line:
                 continue
             try:
                 if self.handle(line) == "quit":
-                    break
+                    return False
             except Exception as exc:   # noqa: BLE001 - never die on one command
                 self.note(f"internal error on {line[:60]!r}: {type(exc).__name__}: {exc}")
-        return self.shutdown()
 
-    def shutdown(self):
-        search = self.search
-        if search is not None:
-            search.request_stop()
-            search.thread.join(timeout=2.0)
+    # ------------------------------------------------------------ SIGINT
+    def _catch_sigint(self):
+        """Route SIGINT to _on_sigint (only the main thread can); returns the undo."""
+        if threading.current_thread() is not threading.main_thread():
+            return lambda: None
+        try:
+            previous = signal.signal(signal.SIGINT, self._on_sigint)
+        except (ValueError, OSError, AttributeError):
+            return lambda: None
+        self._sigint = "armed"
+        return lambda: signal.signal(signal.SIGINT, previous)
+
+    def _on_sigint(self, signum, frame):
+        """Raise only where the main thread waits (see _wait): raised anywhere, the
+        exception could leave a lock held or a search half started; elsewhere the
+        next wait raises it."""
+        if self._sigint == "armed":
+            self._sigint = "fired"
+        if self._waiting:
+            raise _Interrupted()
+
+    def _wait(self, call, *args):
+        """call(*args), a blocking call of the main thread, interruptible by SIGINT."""
+        self._waiting = True
+        try:
+            if self._sigint == "fired":
+                raise _Interrupted()
+            return call(*args)
+        finally:
+            self._waiting = False
+
+    # ------------------------------------------------------------ exit
+    def shutdown(self, eof=False, status=0):
+        """Stop and answer the search, then return status (or exit with it at once when a
+        thread cannot be joined). At end of input a script is still reading: a search
+        with a time limit (`go mate <ms>`, plain `go`) is given its time to answer, and a
+        pending isready its readyok; a search without one (`go mate infinite`,
+        `go infinite`, `go ponder`) is stopped, since a GUI that crashed will not send stop."""
+        wait = self._wait if self._sigint != "exiting" else (lambda call, *args: call(*args))
+        if eof:
+            for thread in list(self._ready_threads):
+                wait(thread.join)
+        search = self._last_search()
+        if search is not None and search.thread.is_alive():
+            if eof and search.time_limit is not None and not search.hold:
+                left = search.start + search.time_limit - time.perf_counter()
+                wait(search.thread.join, max(left, 0.0) + EOF_GRACE)
+            search.request_stop("interrupted" if status == SIGINT_STATUS else
+                                "end of input" if eof else "quit")
+            wait(search.thread.join, 2.0)
         with self._out_lock:
             try:
                 self.out.flush()
@@ -371,8 +491,8 @@ class Engine:
         if alive:
             # A numba slice or the first compile is still running: nothing left to say,
             # and interpreter shutdown beside a busy thread could wait for it.
-            os._exit(0)
-        return 0
+            os._exit(status)
+        return status
 
     def handle(self, line):
         tokens = line.split()
@@ -407,7 +527,9 @@ class Engine:
             self.send("readyok")
         if self._warm.is_alive() or self.search is None:
             # Answer from a helper so that quit/stop are still read meanwhile.
-            threading.Thread(target=ready, name="tsume-usi-ready", daemon=True).start()
+            helper = threading.Thread(target=ready, name="tsume-usi-ready", daemon=True)
+            self._ready_threads = [t for t in self._ready_threads if t.is_alive()] + [helper]
+            helper.start()
         else:
             ready()
 
@@ -602,6 +724,7 @@ class Engine:
     def _start_search(self, search):
         with self._search_lock:
             self.search = search
+            self._last_search = weakref.ref(search)
         search.thread.start()
 
     def search_finished(self, search):
@@ -611,7 +734,8 @@ class Engine:
 
 
 def run(inp=None, out=None):
-    """Run the engine on stdin/stdout (or the given binary streams); returns 0."""
+    """Run the engine on stdin/stdout (or the given binary streams); returns the exit
+    status (0, or SIGINT_STATUS after SIGINT)."""
     return Engine(inp, out).run()
 
 
