@@ -327,6 +327,9 @@ BROKEN = {
     "rest_for_attacker.kifu": S3_KIF.replace("先手の持駒：香　歩", "先手の持駒：残り全部"),
     "prose.txt": "hello world, this is not a problem\n",
     "latin1.kifu": S3_KIF.encode("utf-8").replace("龍".encode(), b"\xe9\xe9\xe9"),
+    # Numbers past int()'s 4,300-digit limit.
+    "huge_hand_count.sfen": "8k/9/9/7+R1/9/9/9/9/9 b " + "1" * 5000 + "P 1\n",
+    "huge_move_number.kifu": S3_KIF.replace("\n   1 ", "\n" + "1" * 5000 + " "),
 }
 
 
@@ -388,6 +391,28 @@ def test_broken_inputs_show_and_jsonl(tmp_path):
     records = [json.loads(line) for line in streamed.stdout.splitlines()]
     assert len(records) == len(args)
     assert [r["status"] == "error" for r in records] == [True] * (len(args) - 1) + [False]
+
+
+def test_huge_numbers_cost_only_their_problem(tmp_path):
+    """A count or move number past int()'s digit limit is that problem's error, with its
+    line; the problems after it in the same file are still read (show and solve)."""
+    sfen = tmp_path / "huge.sfen"
+    sfen.write_text(BROKEN["huge_hand_count.sfen"] + S3_LINE, encoding="utf-8")
+    kif = tmp_path / "huge.kifu"
+    kif.write_text(BROKEN["huge_move_number.kifu"] + "\n" + S3_KIF, encoding="utf-8")
+    lineno = 1 + next(i for i, ln in enumerate(BROKEN["huge_move_number.kifu"].splitlines())
+                      if ln.startswith("1" * 5000))
+    shown = run("show", sfen, kif)
+    assert shown.exit_code == 2, shown.stderr
+    assert shown.stderr.splitlines() == [
+        f"{sfen}:1: bad count 11111 in SFEN hands",
+        f"{kif}:1: line {lineno}: move number 111111111111… is too long"]
+    assert [ln[5:] for ln in shown.stdout.splitlines() if ln.startswith("sfen ")] == [S3_SFEN] * 2
+    solved = run("solve", "-f", "jsonl", sfen, kif)
+    assert solved.exit_code == 2, solved.stderr
+    records = [json.loads(line) for line in solved.stdout.splitlines()]
+    assert sorted((rel(r["source"]), r["status"] == "error") for r in records) == [
+        ("huge.kifu:1", True), ("huge.kifu:26", False), ("huge.sfen:1", True), ("huge.sfen:2", False)]
 
 
 def test_missing_path_is_not_a_usage_error(tmp_path):
