@@ -415,6 +415,31 @@ def test_huge_numbers_cost_only_their_problem(tmp_path):
         ("huge.kifu:1", True), ("huge.kifu:26", False), ("huge.sfen:1", True), ("huge.sfen:2", False)]
 
 
+def test_unreadable_directory_is_reported(tmp_path, monkeypatch):
+    """A directory that cannot be read (chmod 000 for a user; root reads anyway, so the
+    error is injected) gives one line and exit 2; the rest of the tree is still read."""
+    top = tmp_path / "top"
+    for sub in ("a", "locked", "z"):
+        (top / sub).mkdir(parents=True)
+        (top / sub / "p.sfen").write_text(S3_LINE)
+    locked, scandir = str(top / "locked"), os.scandir
+
+    def failing_scandir(path="."):
+        if os.fspath(path) == locked:
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", failing_scandir)
+    result = run("show", top)
+    assert result.exit_code == 2
+    assert result.stderr == f"{locked}: cannot read: Permission denied\n"
+    assert [ln for ln in result.stdout.splitlines() if ln.startswith(str(top))] == [
+        f"{top / 'a' / 'p.sfen'}:1", f"{top / 'z' / 'p.sfen'}:1"]
+    only = run("solve", "-f", "jsonl", top / "locked")
+    assert only.exit_code == 2 and only.stderr == f"{locked}: cannot read: Permission denied\n"
+    assert json.loads(only.stdout)["source"] == locked
+
+
 def test_missing_path_is_not_a_usage_error(tmp_path):
     missing = tmp_path / "nope.kif"
     result = run("solve", "-f", "jsonl", missing)

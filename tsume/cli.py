@@ -120,17 +120,23 @@ def _from_problem(problem):
 
 
 def _expand(path):
-    """Files under ``path``: the path itself if it is a file, else the problem files of the
-    directory tree (sorted, hidden entries skipped). None if it does not exist."""
+    """(file, None) pairs for ``path``: the path itself if it is a file, else the problem
+    files of the directory tree (sorted, hidden entries skipped), with (directory, error)
+    for each directory of the tree that cannot be read. None if it does not exist."""
     if os.path.isdir(path):
         found = []
-        for root, dirs, files in os.walk(path):
+
+        def unreadable(exc):
+            # os.walk skips what it cannot list: its problems would be lost without a word.
+            found.append((exc.filename or path, f"cannot read: {exc.strerror or _describe(exc)}"))
+
+        for root, dirs, files in os.walk(path, onerror=unreadable):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            found.extend(os.path.join(root, f) for f in files
+            found.extend((os.path.join(root, f), None) for f in files
                          if not f.startswith(".") and f.lower().endswith(PROBLEM_SUFFIXES))
-        return sorted(found)
+        return sorted(found, key=lambda entry: entry[0])
     if os.path.exists(path):
-        return [path]
+        return [(path, None)]
     return None
 
 
@@ -173,8 +179,11 @@ def _items(paths, defender_hand):
             yield _Item(source=path, error="no problem files ({}) in this directory"
                         .format(" ".join(PROBLEM_SUFFIXES)))
         else:
-            for f in files:
-                yield from _read_source(Path(f), f, defender_hand)
+            for f, error in files:
+                if error:
+                    yield _Item(source=f, error=error)
+                else:
+                    yield from _read_source(Path(f), f, defender_hand)
 
 
 def _board_text(position):
