@@ -114,6 +114,9 @@ def test_help(args):
     if "solve" in args:
         for word in ("--format", "--defender-hand", "--time-limit", "--nodes", "--hash", "jsonl"):
             assert word in result.stdout
+    if "solve" in args or "show" in args:
+        from tsume.formats import MAX_INPUT_BYTES
+        assert f"up to {MAX_INPUT_BYTES >> 20} MB" in " ".join(result.stdout.split())
 
 
 def test_version():
@@ -438,6 +441,56 @@ def test_unreadable_directory_is_reported(tmp_path, monkeypatch):
     only = run("solve", "-f", "jsonl", top / "locked")
     assert only.exit_code == 2 and only.stderr == f"{locked}: cannot read: Permission denied\n"
     assert json.loads(only.stdout)["source"] == locked
+
+
+def test_unreadable_file_is_reported(tmp_path, monkeypatch):
+    """The same for a file (the error injected for root): one line, the rest still read."""
+    import tsume.formats
+    for sub in ("a", "b"):
+        (tmp_path / sub).mkdir()
+        (tmp_path / sub / "p.sfen").write_text(S3_LINE)
+    unreadable = str(tmp_path / "a" / "p.sfen")
+
+    def failing_open(file, *args, **kwargs):
+        if os.fspath(file) == unreadable:
+            raise PermissionError(13, "Permission denied", os.fspath(file))
+        return open(file, *args, **kwargs)
+
+    monkeypatch.setattr(tsume.formats, "open", failing_open, raising=False)
+    result = run("show", tmp_path)
+    assert result.exit_code == 2
+    assert result.stderr == f"{unreadable}: cannot read file: Permission denied\n"
+    assert result.stdout.count("\nsfen ") == 1
+
+
+def test_special_files_and_size_limit(tmp_path, monkeypatch):
+    """A FIFO would block the whole run (and /dev/zero fill the memory): a path that is not
+    a regular file is refused at once, and an input past MAX_INPUT_BYTES (stdin too) is
+    refused after reading no more than that."""
+    import tsume.formats
+    fifo = tmp_path / "p.sfen"
+    os.mkfifo(fifo)
+    proc = run_module("solve", "-f", "usi", fifo, "/dev/zero", PROBLEMS / "s3.sfen")
+    assert proc.returncode == 2
+    assert proc.stderr.decode().splitlines() == [f"{fifo}: not a regular file",
+                                                 "/dev/zero: not a regular file"]
+    assert proc.stdout.decode().endswith("\tcheckmate P*1b 1a1b L*1c\n")
+    (tmp_path / "d").mkdir()
+    os.mkfifo(tmp_path / "d" / "q.kif")
+    result = run("show", tmp_path / "d")
+    assert result.exit_code == 2
+    assert result.stderr == f"{tmp_path / 'd' / 'q.kif'}: not a regular file\n"
+
+    big = tmp_path / "big.sfen"
+    big.write_text(S3_LINE * 100)
+    monkeypatch.setattr(tsume.formats, "MAX_INPUT_BYTES", len(S3_LINE) * 100 - 1)
+    result = run("show", big, "-", input=S3_LINE * 100)
+    assert result.exit_code == 2
+    limit = f"larger than {(len(S3_LINE) * 100 - 1) >> 20} MB, the limit of one input"
+    assert result.stderr.splitlines() == [f"{big}: {limit}", f"-: {limit}"]
+    monkeypatch.setattr(tsume.formats, "MAX_INPUT_BYTES", len(S3_LINE) * 100)
+    result = run("show", big, "-", input=S3_LINE * 100)
+    assert result.exit_code == 0 and result.stdout.count("\nsfen ") == 200
 
 
 def test_missing_path_is_not_a_usage_error(tmp_path):

@@ -368,7 +368,8 @@ def _print_version(ctx, value):
 
 _input_help = ("PATHS are files (any of .sfen .txt .tsv .kif .kifu .bod .csa, read by content), "
                "directories (searched recursively for those extensions, in sorted order) or "
-               "'-' for standard input.")
+               "'-' for standard input (a pipe: FIFOs and devices given as paths are refused). "
+               "Each input is read up to 64 MB.")
 
 
 @cli.command(help=f"""Solve the problems in PATHS.
