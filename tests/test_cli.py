@@ -493,6 +493,31 @@ def test_special_files_and_size_limit(tmp_path, monkeypatch):
     assert result.exit_code == 0 and result.stdout.count("\nsfen ") == 200
 
 
+@pytest.mark.parametrize("jobs,files", [("1", 2), ("2", 2), ("2", 1)])
+def test_answers_stream_before_the_last_input_is_read(jobs, files):
+    """Problems are solved as they are read: the answers to the files come while stdin,
+    the last input, is still open (with --jobs too, also when one problem is held back
+    to see whether a worker is worth starting)."""
+    import select
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("TSUME_DEBUG", None)
+    proc = subprocess.Popen([sys.executable, "-m", "tsume", "solve", "-j", jobs, "-f", "usi",
+                             *[PROBLEMS / "s3.sfen", PROBLEMS / "s3.csa"][:files], "-"],
+                            cwd=ROOT, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        early = []
+        while len(early) < files and select.select([proc.stdout], [], [], 300)[0]:
+            early.append(proc.stdout.readline().decode())
+        assert sorted(rel(ln.split("\t")[0]) for ln in early) == ["s3.csa:1", "s3.sfen:1"][-files:]
+        out, err = proc.communicate(S3_LINE.encode(), timeout=300)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 0, err
+    assert out.decode() == "-:1\tcheckmate P*1b 1a1b L*1c\n"
+
+
 def test_missing_path_is_not_a_usage_error(tmp_path):
     missing = tmp_path / "nope.kif"
     result = run("solve", "-f", "jsonl", missing)

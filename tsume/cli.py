@@ -24,6 +24,7 @@ JSON_KEYS = ("source", "sfen", "status", "length", "strict_length", "moves", "ki
              "nodes", "seconds", "reason", "error")
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_NOT_COMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 MAX_MESSAGE = 240          # characters of one stderr message (a 1 MB bad line stays one short line)
+IN_FLIGHT_PER_JOB = 2      # --jobs: problems handed to the pool per worker before one is done
 
 
 # ---------------------------------------------------------------- helpers
@@ -165,11 +166,14 @@ def _read_source(target, label, defender_hand):
         yield _Item(source=label, error="no problem found")
 
 
-def _items(paths, defender_hand):
-    """Every problem of every path, in order; errors become items too."""
+def _items(paths, defender_hand, before_stdin=None):
+    """Every problem of every path, in order; errors become items too. ``before_stdin``
+    is called before standard input is read (it is read to its end, which may wait)."""
     from pathlib import Path
     for path in paths:
         if path == "-":
+            if before_stdin is not None:
+                before_stdin()
             yield from _read_source("-", "-", defender_hand)
             continue
         files = _expand(path)
@@ -426,32 +430,35 @@ def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yo
         state["first"] = False
         progress.done(rec)
 
-    try:
-        items = list(_items(paths, defender_hand))
-        progress.start(len(items))
-        usable = []
-        for item in items:
-            if run.report(item):
-                usable.append(item)
-            else:
+    def read(before_stdin=None):
+        """The problems to solve, as they are read (a problem is solved before the next
+        file is read); the others are reported and recorded on the way."""
+        notice = not quiet and progress.enabled
+        for item in _items(paths, defender_hand, before_stdin):
+            if item.warnings or item.error is not None or item.position is None:
+                progress.clear()
+            if not run.report(item):
                 finish(item, _record(item))
-        if usable and not quiet and progress.enabled:
-            from .solver import search_is_compiled
-            if not search_is_compiled():
-                # Otherwise the first run sits silent through the compilation. (Only for
-                # a person at a terminal: a script reads one line per bad input.)
-                click.echo("tsume: first run: compiling the solver for this machine "
-                           "(about 40-60 s, once)", err=True)
-        if jobs > 1 and len(usable) > 1:
-            _solve_parallel(usable, run, limits, jobs, finish)
+                continue
+            if notice:
+                notice = False
+                from .solver import search_is_compiled
+                if not search_is_compiled():
+                    # Otherwise the first run sits silent through the compilation. (Only
+                    # for a person at a terminal: a script reads one line per bad input.)
+                    click.echo("tsume: first run: compiling the solver for this machine "
+                               "(about 40-60 s, once)", err=True)
+            yield item
+
+    try:
+        if jobs > 1:
+            _solve_parallel(read, run, limits, jobs, finish)
         else:
-            for item in usable:
-                rec = _solve_item(item, run, limits)
-                finish(item, rec)
-                if rec.get("reason") == "interrupted":
-                    raise KeyboardInterrupt     # the solver saw Ctrl-C: stop the batch too
+            for item in read():
+                _solve_here(item, run, limits, finish)
     except KeyboardInterrupt:
         run.interrupted = True
+        progress.clear()
         click.echo("tsume: interrupted", err=True)
     progress.close(records)
     if fmt == "json":
@@ -462,25 +469,66 @@ def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yo
     ctx.exit(code)
 
 
-def _solve_parallel(items, run, limits, jobs, finish):
-    """Solve in worker processes; each keeps its own table (and loads the numba cache)."""
+def _solve_here(item, run, limits, finish):
+    rec = _solve_item(item, run, limits)
+    finish(item, rec)
+    if rec.get("reason") == "interrupted":
+        raise KeyboardInterrupt     # the solver saw Ctrl-C: stop the batch too
+
+
+def _solve_parallel(read, run, limits, jobs, finish):
+    """Solve in worker processes; each keeps its own table (and loads the numba cache).
+    Problems are taken as ``read(before_stdin)`` yields them, at most IN_FLIGHT_PER_JOB
+    per worker ahead, so the first answers come before the last file is read. A lone
+    problem is solved here: a worker would only add its start-up."""
     import concurrent.futures as cf
     import multiprocessing
-    context = multiprocessing.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(_solve_fields, item.position.sfen(), limits): item for item in items}
-        try:
-            for future in cf.as_completed(futures):
-                item = futures[future]
+    held, pending, pool = [], {}, None
+
+    def finish_done(block):
+        done = cf.wait(pending, return_when=cf.FIRST_COMPLETED).done if block else [
+            f for f in pending if f.done()]
+        for future in done:
+            item = pending.pop(future)
+            try:
+                fields = future.result()
+            except Exception as exc:    # noqa: BLE001 - reported per problem
+                fields = exc
+            finish(item, _solve_item(item, run, limits, fields))
+
+    def settle():
+        # Everything handed out is answered: at the end, and before stdin is read (which
+        # waits for its writer to finish).
+        while held:
+            _solve_here(held.pop(0), run, limits, finish)
+        while pending:
+            finish_done(block=True)
+
+    try:
+        for item in read(before_stdin=settle):
+            held.append(item)
+            if pool is None:
+                if len(held) < 2:
+                    continue
+                pool = cf.ProcessPoolExecutor(max_workers=jobs,
+                                              mp_context=multiprocessing.get_context("spawn"))
+            finish_done(block=False)
+            while len(pending) >= IN_FLIGHT_PER_JOB * jobs:
+                finish_done(block=True)
+            while held:
+                item = held.pop(0)
                 try:
-                    fields = future.result()
-                except Exception as exc:    # noqa: BLE001 - reported per problem
-                    fields = exc
-                finish(item, _solve_item(item, run, limits, fields))
-        except KeyboardInterrupt:
-            for future in futures:
-                future.cancel()
-            raise
+                    pending[pool.submit(_solve_fields, item.position.sfen(), limits)] = item
+                except Exception as exc:    # noqa: BLE001 - a broken pool: per problem, as a failed result
+                    finish(item, _solve_item(item, run, limits, exc))
+        settle()
+    except BaseException:
+        for future in pending:
+            future.cancel()
+        raise
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
 
 
 def _stderr_is_terminal():
@@ -488,27 +536,30 @@ def _stderr_is_terminal():
 
 
 class _Progress:
-    """Problems done / total, solved, rate and ETA on one stderr line, when it is a
-    terminal; a summary line at the end (counts per status, total time)."""
+    """Problems done, solved and rate on one stderr line, when it is a terminal (problems
+    are read as they are solved, so there is no total to count down); a summary line at
+    the end (counts per status, total time)."""
 
     def __init__(self, enabled):
         self.enabled = enabled
-        self.total = self.count = self.solved = 0
-        self.start_time = time.perf_counter()
-
-    def start(self, total):
-        self.total = total
+        self.count = self.solved = self.shown = 0
         self.start_time = time.perf_counter()
 
     def done(self, rec):
         self.count += 1
         self.solved += rec["status"] in ("mate", "nomate")
-        if self.enabled and self.total > 1:
+        if self.enabled and self.count > 1:
             elapsed = time.perf_counter() - self.start_time
             rate = self.count / elapsed if elapsed > 0 else 0.0
-            eta = (self.total - self.count) / rate if rate > 0 else 0.0
-            click.echo(f"\r{self.count}/{self.total} done, {self.solved} solved, "
-                       f"{rate:.1f}/s, ETA {eta:.0f}s ", err=True, nl=False)
+            line = f"{self.count} done, {self.solved} solved, {rate:.1f}/s"
+            click.echo(f"\r{line} ", err=True, nl=False)
+            self.shown = len(line) + 1
+
+    def clear(self):
+        """Blank the progress line, so that a message printed next starts a clean line."""
+        if self.shown:
+            click.echo("\r" + " " * self.shown + "\r", err=True, nl=False)
+            self.shown = 0
 
     def close(self, records):
         if not self.enabled or len(records) < 2:
@@ -517,7 +568,8 @@ class _Progress:
         for rec in records:
             counts[rec["status"]] = counts.get(rec["status"], 0) + 1
         text = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-        click.echo(f"\r{len(records)} problems: {text}; "
+        self.clear()
+        click.echo(f"{len(records)} problems: {text}; "
                    f"{time.perf_counter() - self.start_time:.1f} s", err=True)
 
 
