@@ -518,6 +518,62 @@ def test_answers_stream_before_the_last_input_is_read(jobs, files):
     assert out.decode() == "-:1\tcheckmate P*1b 1a1b L*1c\n"
 
 
+def test_hash_that_cannot_be_had_is_a_usage_error(tmp_path, monkeypatch):
+    """A table too large for the memory (each --jobs worker has its own) fails every
+    problem with MemoryError, and a huge size with OverflowError: one usage line and exit 2
+    instead, before any input is read (the missing path gets no line)."""
+    import tsume.tt
+    from tsume.cli import MAX_HASH_MB
+    monkeypatch.setattr(tsume.tt, "available_bytes", lambda: 1000 * 1024 * 1024)
+    missing = tmp_path / "missing.sfen"
+    for args, message in [
+            (["--hash", "2000"], "--hash 2000: a 2000 MB hash table does not fit in the memory "
+                                "available (1000 MB free, 200 MB kept for the rest); at most 798 MB"),
+            (["--hash", "600", "--jobs", "2"],
+             "--hash 600 with --jobs 2: 2 tables do not fit in the memory available (1000 MB "
+             "free, 200 MB kept for each process); at most --hash 298"),
+            (["--hash", "1", "--jobs", "5"], "--hash 1 with --jobs 5: 5 tables do not fit in the "
+             "memory available (1000 MB free, 200 MB kept for each process); use fewer --jobs"),
+            (["--hash", "99999999999999999999"],
+             f"--hash 99999999999999999999: at most {MAX_HASH_MB} MB")]:
+        result = run("solve", *args, missing, PROBLEMS / "s3.sfen")
+        assert (result.exit_code, result.stderr, result.stdout) == (2, f"tsume: {message}\n", "")
+    monkeypatch.setattr(tsume.tt, "available_bytes", lambda: None)    # unknown: no check
+    assert run("solve", "--hash", str(MAX_HASH_MB + 1), PROBLEMS / "s3.sfen").exit_code == 2
+    monkeypatch.setattr(tsume.tt, "available_bytes", lambda: 1000 * 1024 * 1024)
+    result = run("solve", "-f", "usi", "--hash", "256", "--jobs", "2", PROBLEMS / "s3.sfen")
+    assert result.exit_code == 0 and result.stdout.endswith("\tcheckmate P*1b 1a1b L*1c\n")
+
+
+def test_huge_node_budgets_are_clamped(monkeypatch):
+    """--nodes and --yozume-nodes reach the compiled search as int64: past MAX_NODES they
+    count as MAX_NODES (no OverflowError), and the solve goes through."""
+    from tsume.cli import MAX_NODES
+    huge = "9" * 20
+    result = run("solve", "-f", "jsonl", "--nodes", huge, "--yozume-nodes", huge, PROBLEMS / "s3.sfen")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["complete"]
+    import tsume.solver
+    seen = {}
+
+    def recording(position, **kwargs):
+        seen.update(kwargs)
+        return tsume.solver.Result(status="unknown", reason="test")
+
+    monkeypatch.setattr(tsume.solver, "solve", recording)
+    assert run("solve", "--nodes", huge, "--yozume-nodes", huge, PROBLEMS / "s3.sfen").exit_code == 0
+    assert seen["nodes"] == seen["yozume_nodes"] == MAX_NODES < 2 ** 63
+    assert run("solve", "--nodes", "0", PROBLEMS / "s3.sfen").exit_code == 2
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e999", "0"])
+def test_time_limit_must_be_finite(value):
+    """nan and inf passed FloatRange and meant no limit at all."""
+    result = run("solve", "--time-limit", value, PROBLEMS / "s3.sfen")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "Invalid value for '--time-limit'" in result.stderr
+
+
 def test_missing_path_is_not_a_usage_error(tmp_path):
     missing = tmp_path / "nope.kif"
     result = run("solve", "-f", "jsonl", missing)

@@ -9,6 +9,7 @@ Only click is imported at module level so that ``tsume --help`` stays fast; the 
 the numba move generator and the solver are imported inside the commands.
 """
 import json
+import math
 import os
 import re
 import sys
@@ -25,6 +26,12 @@ JSON_KEYS = ("source", "sfen", "status", "length", "strict_length", "moves", "ki
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_NOT_COMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 MAX_MESSAGE = 240          # characters of one stderr message (a 1 MB bad line stays one short line)
 IN_FLIGHT_PER_JOB = 2      # --jobs: problems handed to the pool per worker before one is done
+# Node budgets reach the compiled search as int64; larger requests count as this (which
+# no search reaches) rather than overflow.
+MAX_NODES = 10 ** 18
+# A table larger than any machine's memory: refused even where the free memory cannot be
+# read (check_table_size then lets anything through, and the size would overflow later).
+MAX_HASH_MB = 1 << 24
 
 
 # ---------------------------------------------------------------- helpers
@@ -400,15 +407,20 @@ error.""")
 @click.option("--defender-hand", type=click.Choice(("auto", "rest", "literal")), default="auto",
               show_default=True, help=_DEFENDER_HAND_HELP)
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
-              metavar="SECONDS", help="Time budget per problem (default: none).")
+              callback=lambda ctx, param, value: _finite(value), metavar="SECONDS",
+              help="Time budget per problem, a positive finite number (default: none).")
 @click.option("--nodes", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Node budget per problem (default: none).")
+              callback=lambda ctx, param, value: _at_most_max_nodes(value),
+              help="Node budget per problem (default: none; more than 10^18 counts as 10^18).")
 @click.option("--hash", "hash_mb", type=click.IntRange(min=1), default=256, show_default=True,
-              metavar="MB", help="Transposition table size in MB (per job).")
+              metavar="MB", help="Transposition table size in MB, per job. Tables that do not "
+              "fit in the free memory (--hash times --jobs) are a usage error.")
 @click.option("--yozume/--no-yozume", default=True, show_default=True,
               help="Check every other check along the main line for 余詰.")
 @click.option("--yozume-nodes", type=click.IntRange(min=1), default=100_000, show_default=True,
-              metavar="N", help="Node budget of the 余詰 check, per alternative and reply.")
+              callback=lambda ctx, param, value: _at_most_max_nodes(value), metavar="N",
+              help="Node budget of the 余詰 check, per alternative and reply (more than "
+              "10^18 counts as 10^18).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Solve in N processes (results are printed as they finish).")
 @click.option("--strict", is_flag=True,
@@ -417,6 +429,10 @@ error.""")
 @click.pass_context
 def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yozume_nodes,
           jobs, strict, quiet):
+    error = _table_error(hash_mb, jobs)
+    if error:
+        click.echo(f"tsume: {error}", err=True)
+        ctx.exit(EXIT_BAD_INPUT)
     run = _Run(quiet)
     limits = {"time_limit": time_limit, "nodes": nodes, "hash_mb": hash_mb,
               "yozume": yozume, "yozume_nodes": yozume_nodes}
@@ -467,6 +483,38 @@ def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yo
     if code == EXIT_OK and strict and any(not r["complete"] for r in records):
         code = EXIT_NOT_COMPLETE
     ctx.exit(code)
+
+
+def _finite(seconds):
+    # FloatRange lets nan and inf through, and either would mean "no limit".
+    if seconds is not None and not math.isfinite(seconds):
+        raise click.BadParameter(f"{seconds} is not a finite number of seconds.")
+    return seconds
+
+
+def _at_most_max_nodes(nodes):
+    return None if nodes is None else min(nodes, MAX_NODES)
+
+
+def _table_error(hash_mb, jobs):
+    """Why a table of hash_mb MB in each of `jobs` processes cannot be had (one line), or
+    None. Checked before any input is read: too large a table would fail every problem."""
+    if hash_mb > MAX_HASH_MB:
+        return f"--hash {hash_mb}: at most {MAX_HASH_MB} MB"
+    from . import tt
+    try:
+        tt.check_table_size(hash_mb)
+    except tt.TableSizeError as exc:
+        return f"--hash {hash_mb}: {exc}"
+    free = tt.available_bytes()
+    mb = 1024 * 1024
+    # Each worker is a process of its own: its table and what it needs beside it.
+    if jobs > 1 and free is not None and jobs * (tt.table_bytes(hash_mb) + tt.RESERVE_MB * mb) > free:
+        fits = free // jobs // mb - tt.RESERVE_MB - 2
+        return (f"--hash {hash_mb} with --jobs {jobs}: {jobs} tables do not fit in the memory "
+                f"available ({free // mb} MB free, {tt.RESERVE_MB} MB kept for each process); "
+                + (f"at most --hash {fits}" if fits >= 1 else "use fewer --jobs"))
+    return None
 
 
 def _solve_here(item, run, limits, finish):
