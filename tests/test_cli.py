@@ -574,6 +574,34 @@ def test_time_limit_must_be_finite(value):
     assert "Invalid value for '--time-limit'" in result.stderr
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["solve"], ["solve", "-f", "json"], ["show"]])
+def test_full_disk(args):
+    """A full disk is one line and exit 4, not "internal error: OSError" and exit 1."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "tsume", *args, PROBLEMS / "s3.sfen",
+                               PROBLEMS / "s3.csa"], stdout=full, stderr=subprocess.PIPE,
+                              cwd=ROOT, timeout=600)
+    assert proc.returncode == 4
+    assert proc.stderr.decode() == "tsume: cannot write output: No space left on device\n"
+
+
+@pytest.mark.parametrize("args", [["solve", "-f", "jsonl"], ["solve", "-j", "2", "-f", "usi"],
+                                  ["show"]])
+def test_closed_pipe_ends_quietly(args):
+    """A reader that went away (tsume solve ... | head -1) ends the run like SIGPIPE would:
+    status 141, nothing on stderr (no "Exception ignored" from the exit-time flush)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "tsume", *args, PROBLEMS / "s3.sfen",
+                               PROBLEMS], stdout=write_end, stderr=subprocess.PIPE,
+                              cwd=ROOT, timeout=600)
+    finally:
+        os.close(write_end)
+    assert (proc.returncode, proc.stderr) == (141, b"")
+
+
 def test_missing_path_is_not_a_usage_error(tmp_path):
     missing = tmp_path / "nope.kif"
     result = run("solve", "-f", "jsonl", missing)

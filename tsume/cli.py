@@ -3,11 +3,13 @@
 Error policy (README "Exit codes"): every bad input gives exactly one line
 ``SOURCE: MESSAGE`` on stderr and never a traceback; the other inputs are still processed.
 Exit code 0 = every input was read (whatever the verdicts), 2 = some input was invalid or
-unreadable, 1 = internal failure (a bug: it wins over 2).
+unreadable, 1 = internal failure (a bug: it wins over 2); 4 = standard output cannot be
+written, 141 = its reader went away (both end the run).
 
 Only click is imported at module level so that ``tsume --help`` stays fast; the readers,
 the numba move generator and the solver are imported inside the commands.
 """
+import errno
 import json
 import math
 import os
@@ -24,6 +26,8 @@ JSON_KEYS = ("source", "sfen", "status", "length", "strict_length", "moves", "ki
              "komaamari", "leftover", "yozume", "henka", "mudaai", "exact", "complete", "sakui",
              "nodes", "seconds", "reason", "error")
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_NOT_COMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OUTPUT = 4            # standard output cannot be written (a full disk)
+EXIT_BROKEN_PIPE = 141     # its reader went away: the status of a death by SIGPIPE (128 + 13)
 MAX_MESSAGE = 240          # characters of one stderr message (a 1 MB bad line stays one short line)
 IN_FLIGHT_PER_JOB = 2      # --jobs: problems handed to the pool per worker before one is done
 # Node budgets reach the compiled search as int64; larger requests count as this (which
@@ -61,6 +65,23 @@ def _one_line(text, limit=MAX_MESSAGE):
     """Collapse whitespace and control characters; cut to ``limit`` characters."""
     text = re.sub(r"[\s\x00-\x1f\x7f]+", " ", str(text)).strip()
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+class _OutputError(Exception):
+    """Standard output cannot be written: the run ends (main says why). Not an OSError,
+    which click would take for a closed pipe and end with status 1."""
+
+    def __init__(self, cause):
+        super().__init__(cause)
+        self.cause = cause
+
+
+def _write(text, nl=True):
+    """Write (and flush, as click.echo does) to standard output."""
+    try:
+        click.echo(text, nl=nl)
+    except OSError as exc:
+        raise _OutputError(exc) from exc
 
 
 def _describe(exc):
@@ -399,8 +420,9 @@ Output (--format):
   usi    'SOURCE<TAB>checkmate MOVES' / 'checkmate nomate' / 'checkmate timeout'
 
 Every bad input gives one line 'SOURCE: MESSAGE' on stderr; the others are still solved.
-Exit status: 0 all inputs read (whatever the verdicts), 2 some input invalid, 1 internal
-error.""")
+Exit status: 0 all inputs read (whatever the verdicts), 2 some input invalid (or bad
+usage), 1 internal error, 3 see --strict, 4 output cannot be written, 141 output pipe
+closed, 130 interrupted.""")
 @click.argument("paths", nargs=-1, required=True, metavar="PATHS...")
 @click.option("--format", "-f", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text",
               show_default=True, help="Output format (see above).")
@@ -476,9 +498,12 @@ def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yo
         run.interrupted = True
         progress.clear()
         click.echo("tsume: interrupted", err=True)
+    except _OutputError:
+        progress.clear()            # main's message gets a line of its own
+        raise
     progress.close(records)
     if fmt == "json":
-        click.echo(_dumps(records, indent=2))
+        _write(_dumps(records, indent=2))
     code = run.exit_code
     if code == EXIT_OK and strict and any(not r["complete"] for r in records):
         code = EXIT_NOT_COMPLETE
@@ -624,7 +649,7 @@ class _Progress:
 def _emit(fmt, item, rec, first):
     """Write one finished problem in the streaming formats (json waits for the end)."""
     if fmt == "jsonl":
-        click.echo(_dumps(rec))
+        _write(_dumps(rec))
     elif fmt == "text":
         lines = [] if first else [""]
         lines.append(item.source)
@@ -634,16 +659,13 @@ def _emit(fmt, item, rec, first):
             except Exception:   # noqa: BLE001 - the diagram is a courtesy; the verdict matters
                 pass
         lines.extend(_verdict(rec))
-        click.echo("\n".join(lines))
+        _write("\n".join(lines))
     elif fmt == "usi":
         if rec["status"] != "error":
-            click.echo(f"{item.source}\t{_usi_answer(rec)}")
+            _write(f"{item.source}\t{_usi_answer(rec)}")
     elif fmt == "kif":
         if rec["status"] != "error":
-            click.echo(("" if first else "\n") + _kif_text(item, rec), nl=False)
-    else:
-        return
-    sys.stdout.flush()
+            _write(("" if first else "\n") + _kif_text(item, rec), nl=False)
 
 
 def _kif_text(item, rec):
@@ -681,7 +703,7 @@ def show(ctx, paths, defender_hand, quiet):
             except Exception as exc:    # noqa: BLE001
                 run.error(item.source, f"internal error: {_describe(exc)}", internal=True)
                 continue
-            click.echo(("" if first else "\n") + "\n".join(lines))
+            _write(("" if first else "\n") + "\n".join(lines))
             first = False
     except KeyboardInterrupt:
         run.interrupted = True
@@ -723,11 +745,29 @@ def main(argv=None):
         cli.main(args=argv, prog_name="tsume")
     except SystemExit:
         raise
+    except _OutputError as exc:
+        _stdout_to_devnull()
+        if exc.cause.errno == errno.EPIPE:
+            sys.exit(EXIT_BROKEN_PIPE)      # silently, like a tool that SIGPIPE ends
+        reason = exc.cause.strerror or _describe(exc.cause)
+        click.echo(f"tsume: cannot write output: {_one_line(reason)}", err=True)
+        sys.exit(EXIT_OUTPUT)
     except Exception as exc:    # noqa: BLE001
         if os.environ.get("TSUME_DEBUG"):
             raise
         click.echo(f"tsume: internal error: {_one_line(_describe(exc))}", err=True)
         sys.exit(EXIT_INTERNAL)
+
+
+def _stdout_to_devnull():
+    """Python flushes stdout again at exit, and what could not be written would fail
+    again with "Exception ignored ...": let it go to /dev/null."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _guard_stdout():
