@@ -351,8 +351,11 @@ def write_broken(tmp_path):
     empty_dir = tmp_path / "empty_dir"
     empty_dir.mkdir()
     missing = tmp_path / "does_not_exist.sfen"
-    args = bad + [empty_dir, missing, mixed]
-    return args, bad + [empty_dir, missing, mixed / "sub" / "bad.sfen"]
+    fifo = tmp_path / "fifo.sfen"       # would block the run if it were opened
+    os.mkfifo(fifo)
+    devices = [Path("/dev/zero")] if os.path.exists("/dev/zero") else []    # endless
+    args = bad + [empty_dir, missing, fifo, *devices, mixed]
+    return args, bad + [empty_dir, missing, fifo, *devices, mixed / "sub" / "bad.sfen"]
 
 
 def test_broken_inputs_one_line_each(tmp_path):
