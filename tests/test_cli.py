@@ -507,7 +507,8 @@ def test_answers_stream_before_the_last_input_is_read(jobs, files):
     proc = subprocess.Popen([sys.executable, "-m", "tsume", "solve", "-j", jobs, "-f", "usi",
                              *[PROBLEMS / "s3.sfen", PROBLEMS / "s3.csa"][:files], "-"],
                             cwd=ROOT, env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)     # its workers go with it on failure
     try:
         early = []
         while len(early) < files and select.select([proc.stdout], [], [], 300)[0]:
@@ -515,7 +516,8 @@ def test_answers_stream_before_the_last_input_is_read(jobs, files):
         assert sorted(rel(ln.split("\t")[0]) for ln in early) == ["s3.csa:1", "s3.sfen:1"][-files:]
         out, err = proc.communicate(S3_LINE.encode(), timeout=300)
     finally:
-        proc.kill()
+        if proc.poll() is None:
+            os.killpg(proc.pid, 9)
         proc.wait()
     assert proc.returncode == 0, err
     assert out.decode() == "-:1\tcheckmate P*1b 1a1b L*1c\n"
