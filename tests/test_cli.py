@@ -114,6 +114,9 @@ def test_help(args):
     if "solve" in args:
         for word in ("--format", "--defender-hand", "--time-limit", "--nodes", "--hash", "jsonl"):
             assert word in result.stdout
+    if "solve" in args or "show" in args:
+        from tsume.formats import MAX_INPUT_BYTES
+        assert f"up to {MAX_INPUT_BYTES >> 20} MB" in " ".join(result.stdout.split())
 
 
 def test_version():
@@ -327,6 +330,9 @@ BROKEN = {
     "rest_for_attacker.kifu": S3_KIF.replace("先手の持駒：香　歩", "先手の持駒：残り全部"),
     "prose.txt": "hello world, this is not a problem\n",
     "latin1.kifu": S3_KIF.encode("utf-8").replace("龍".encode(), b"\xe9\xe9\xe9"),
+    # Numbers past int()'s 4,300-digit limit.
+    "huge_hand_count.sfen": "8k/9/9/7+R1/9/9/9/9/9 b " + "1" * 5000 + "P 1\n",
+    "huge_move_number.kifu": S3_KIF.replace("\n   1 ", "\n" + "1" * 5000 + " "),
 }
 
 
@@ -345,8 +351,11 @@ def write_broken(tmp_path):
     empty_dir = tmp_path / "empty_dir"
     empty_dir.mkdir()
     missing = tmp_path / "does_not_exist.sfen"
-    args = bad + [empty_dir, missing, mixed]
-    return args, bad + [empty_dir, missing, mixed / "sub" / "bad.sfen"]
+    fifo = tmp_path / "fifo.sfen"       # would block the run if it were opened
+    os.mkfifo(fifo)
+    devices = [Path("/dev/zero")] if os.path.exists("/dev/zero") else []    # endless
+    args = bad + [empty_dir, missing, fifo, *devices, mixed]
+    return args, bad + [empty_dir, missing, fifo, *devices, mixed / "sub" / "bad.sfen"]
 
 
 def test_broken_inputs_one_line_each(tmp_path):
@@ -388,6 +397,214 @@ def test_broken_inputs_show_and_jsonl(tmp_path):
     records = [json.loads(line) for line in streamed.stdout.splitlines()]
     assert len(records) == len(args)
     assert [r["status"] == "error" for r in records] == [True] * (len(args) - 1) + [False]
+
+
+def test_huge_numbers_cost_only_their_problem(tmp_path):
+    """A count or move number past int()'s digit limit is that problem's error, with its
+    line; the problems after it in the same file are still read (show and solve)."""
+    sfen = tmp_path / "huge.sfen"
+    sfen.write_text(BROKEN["huge_hand_count.sfen"] + S3_LINE, encoding="utf-8")
+    kif = tmp_path / "huge.kifu"
+    kif.write_text(BROKEN["huge_move_number.kifu"] + "\n" + S3_KIF, encoding="utf-8")
+    lineno = 1 + next(i for i, ln in enumerate(BROKEN["huge_move_number.kifu"].splitlines())
+                      if ln.startswith("1" * 5000))
+    shown = run("show", sfen, kif)
+    assert shown.exit_code == 2, shown.stderr
+    assert shown.stderr.splitlines() == [
+        f"{sfen}:1: bad count 11111 in SFEN hands",
+        f"{kif}:1: line {lineno}: move number 111111111111… is too long"]
+    assert [ln[5:] for ln in shown.stdout.splitlines() if ln.startswith("sfen ")] == [S3_SFEN] * 2
+    solved = run("solve", "-f", "jsonl", sfen, kif)
+    assert solved.exit_code == 2, solved.stderr
+    records = [json.loads(line) for line in solved.stdout.splitlines()]
+    assert sorted((rel(r["source"]), r["status"] == "error") for r in records) == [
+        ("huge.kifu:1", True), ("huge.kifu:26", False), ("huge.sfen:1", True), ("huge.sfen:2", False)]
+
+
+def test_unreadable_directory_is_reported(tmp_path, monkeypatch):
+    """A directory that cannot be read (chmod 000 for a user; root reads anyway, so the
+    error is injected) gives one line and exit 2; the rest of the tree is still read."""
+    top = tmp_path / "top"
+    for sub in ("a", "locked", "z"):
+        (top / sub).mkdir(parents=True)
+        (top / sub / "p.sfen").write_text(S3_LINE)
+    locked, scandir = str(top / "locked"), os.scandir
+
+    def failing_scandir(path="."):
+        if os.fspath(path) == locked:
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", failing_scandir)
+    result = run("show", top)
+    assert result.exit_code == 2
+    assert result.stderr == f"{locked}: cannot read: Permission denied\n"
+    assert [ln for ln in result.stdout.splitlines() if ln.startswith(str(top))] == [
+        f"{top / 'a' / 'p.sfen'}:1", f"{top / 'z' / 'p.sfen'}:1"]
+    only = run("solve", "-f", "jsonl", top / "locked")
+    assert only.exit_code == 2 and only.stderr == f"{locked}: cannot read: Permission denied\n"
+    assert json.loads(only.stdout)["source"] == locked
+
+
+def test_unreadable_file_is_reported(tmp_path, monkeypatch):
+    """The same for a file (the error injected for root): one line, the rest still read."""
+    import tsume.formats
+    for sub in ("a", "b"):
+        (tmp_path / sub).mkdir()
+        (tmp_path / sub / "p.sfen").write_text(S3_LINE)
+    unreadable = str(tmp_path / "a" / "p.sfen")
+
+    def failing_open(file, *args, **kwargs):
+        if os.fspath(file) == unreadable:
+            raise PermissionError(13, "Permission denied", os.fspath(file))
+        return open(file, *args, **kwargs)
+
+    monkeypatch.setattr(tsume.formats, "open", failing_open, raising=False)
+    result = run("show", tmp_path)
+    assert result.exit_code == 2
+    assert result.stderr == f"{unreadable}: cannot read file: Permission denied\n"
+    assert result.stdout.count("\nsfen ") == 1
+
+
+def test_special_files_and_size_limit(tmp_path, monkeypatch):
+    """A FIFO would block the whole run (and /dev/zero fill the memory): a path that is not
+    a regular file is refused at once, and an input past MAX_INPUT_BYTES (stdin too) is
+    refused after reading no more than that."""
+    import tsume.formats
+    fifo = tmp_path / "p.sfen"
+    os.mkfifo(fifo)
+    proc = run_module("solve", "-f", "usi", fifo, "/dev/zero", PROBLEMS / "s3.sfen")
+    assert proc.returncode == 2
+    assert proc.stderr.decode().splitlines() == [f"{fifo}: not a regular file",
+                                                 "/dev/zero: not a regular file"]
+    assert proc.stdout.decode().endswith("\tcheckmate P*1b 1a1b L*1c\n")
+    (tmp_path / "d").mkdir()
+    os.mkfifo(tmp_path / "d" / "q.kif")
+    result = run("show", tmp_path / "d")
+    assert result.exit_code == 2
+    assert result.stderr == f"{tmp_path / 'd' / 'q.kif'}: not a regular file\n"
+
+    big = tmp_path / "big.sfen"
+    big.write_text(S3_LINE * 100)
+    monkeypatch.setattr(tsume.formats, "MAX_INPUT_BYTES", len(S3_LINE) * 100 - 1)
+    result = run("show", big, "-", input=S3_LINE * 100)
+    assert result.exit_code == 2
+    limit = f"larger than {(len(S3_LINE) * 100 - 1) >> 20} MB, the limit of one input"
+    assert result.stderr.splitlines() == [f"{big}: {limit}", f"-: {limit}"]
+    monkeypatch.setattr(tsume.formats, "MAX_INPUT_BYTES", len(S3_LINE) * 100)
+    result = run("show", big, "-", input=S3_LINE * 100)
+    assert result.exit_code == 0 and result.stdout.count("\nsfen ") == 200
+
+
+@pytest.mark.parametrize("jobs,files", [("1", 2), ("2", 2), ("2", 1)])
+def test_answers_stream_before_the_last_input_is_read(jobs, files):
+    """Problems are solved as they are read: the answers to the files come while stdin,
+    the last input, is still open (with --jobs too, also when one problem is held back
+    to see whether a worker is worth starting)."""
+    import select
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("TSUME_DEBUG", None)
+    proc = subprocess.Popen([sys.executable, "-m", "tsume", "solve", "-j", jobs, "-f", "usi",
+                             *[PROBLEMS / "s3.sfen", PROBLEMS / "s3.csa"][:files], "-"],
+                            cwd=ROOT, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)     # its workers go with it on failure
+    try:
+        early = []
+        while len(early) < files and select.select([proc.stdout], [], [], 300)[0]:
+            early.append(proc.stdout.readline().decode())
+        assert sorted(rel(ln.split("\t")[0]) for ln in early) == ["s3.csa:1", "s3.sfen:1"][-files:]
+        out, err = proc.communicate(S3_LINE.encode(), timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, 9)
+        proc.wait()
+    assert proc.returncode == 0, err
+    assert out.decode() == "-:1\tcheckmate P*1b 1a1b L*1c\n"
+
+
+def test_hash_that_cannot_be_had_is_a_usage_error(tmp_path, monkeypatch):
+    """A table too large for the memory (each --jobs worker has its own) fails every
+    problem with MemoryError, and a huge size with OverflowError: one usage line and exit 2
+    instead, before any input is read (the missing path gets no line)."""
+    import tsume.tt
+    from tsume.cli import MAX_HASH_MB
+    monkeypatch.setattr(tsume.tt, "available_bytes", lambda: 1000 * 1024 * 1024)
+    missing = tmp_path / "missing.sfen"
+    for args, message in [
+            (["--hash", "2000"], "--hash 2000: a 2000 MB hash table does not fit in the memory "
+                                "available (1000 MB free, 200 MB kept for the rest); at most 798 MB"),
+            (["--hash", "600", "--jobs", "2"],
+             "--hash 600 with --jobs 2: 2 tables do not fit in the memory available (1000 MB "
+             "free, 200 MB kept for each process); at most --hash 298"),
+            (["--hash", "1", "--jobs", "5"], "--hash 1 with --jobs 5: 5 tables do not fit in the "
+             "memory available (1000 MB free, 200 MB kept for each process); use fewer --jobs"),
+            (["--hash", "99999999999999999999"],
+             f"--hash 99999999999999999999: at most {MAX_HASH_MB} MB")]:
+        result = run("solve", *args, missing, PROBLEMS / "s3.sfen")
+        assert (result.exit_code, result.stderr, result.stdout) == (2, f"tsume: {message}\n", "")
+    monkeypatch.setattr(tsume.tt, "available_bytes", lambda: None)    # unknown: no check
+    assert run("solve", "--hash", str(MAX_HASH_MB + 1), PROBLEMS / "s3.sfen").exit_code == 2
+    monkeypatch.setattr(tsume.tt, "available_bytes", lambda: 1000 * 1024 * 1024)
+    result = run("solve", "-f", "usi", "--hash", "256", "--jobs", "2", PROBLEMS / "s3.sfen")
+    assert result.exit_code == 0 and result.stdout.endswith("\tcheckmate P*1b 1a1b L*1c\n")
+
+
+def test_huge_node_budgets_are_clamped(monkeypatch):
+    """--nodes and --yozume-nodes reach the compiled search as int64: past MAX_NODES they
+    count as MAX_NODES (no OverflowError), and the solve goes through."""
+    from tsume.cli import MAX_NODES
+    huge = "9" * 20
+    result = run("solve", "-f", "jsonl", "--nodes", huge, "--yozume-nodes", huge, PROBLEMS / "s3.sfen")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["complete"]
+    import tsume.solver
+    seen = {}
+
+    def recording(position, **kwargs):
+        seen.update(kwargs)
+        return tsume.solver.Result(status="unknown", reason="test")
+
+    monkeypatch.setattr(tsume.solver, "solve", recording)
+    assert run("solve", "--nodes", huge, "--yozume-nodes", huge, PROBLEMS / "s3.sfen").exit_code == 0
+    assert seen["nodes"] == seen["yozume_nodes"] == MAX_NODES < 2 ** 63
+    assert run("solve", "--nodes", "0", PROBLEMS / "s3.sfen").exit_code == 2
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e999", "0"])
+def test_time_limit_must_be_finite(value):
+    """nan and inf passed FloatRange and meant no limit at all."""
+    result = run("solve", "--time-limit", value, PROBLEMS / "s3.sfen")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "Invalid value for '--time-limit'" in result.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["solve"], ["solve", "-f", "json"], ["show"]])
+def test_full_disk(args):
+    """A full disk is one line and exit 4, not "internal error: OSError" and exit 1."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "tsume", *args, PROBLEMS / "s3.sfen",
+                               PROBLEMS / "s3.csa"], stdout=full, stderr=subprocess.PIPE,
+                              cwd=ROOT, timeout=600)
+    assert proc.returncode == 4
+    assert proc.stderr.decode() == "tsume: cannot write output: No space left on device\n"
+
+
+@pytest.mark.parametrize("args", [["solve", "-f", "jsonl"], ["solve", "-j", "2", "-f", "usi"],
+                                  ["show"]])
+def test_closed_pipe_ends_quietly(args):
+    """A reader that went away (tsume solve ... | head -1) ends the run like SIGPIPE would:
+    status 141, nothing on stderr (no "Exception ignored" from the exit-time flush)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "tsume", *args, PROBLEMS / "s3.sfen",
+                               PROBLEMS], stdout=write_end, stderr=subprocess.PIPE,
+                              cwd=ROOT, timeout=600)
+    finally:
+        os.close(write_end)
+    assert (proc.returncode, proc.stderr) == (141, b"")
 
 
 def test_missing_path_is_not_a_usage_error(tmp_path):

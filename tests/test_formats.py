@@ -311,6 +311,34 @@ def test_unreadable_files(tmp_path):
     assert one(tmp_path / "junk.bin").error
 
 
+def test_numbers_past_the_int_digit_limit():
+    """int() refuses more than 4,300 digits: such a count or move number is that problem's
+    error (a KIF's with its line), and the problems after it are still read."""
+    digits = "1" * 5000
+    problems = list(read_problems(f"8k/9/9/7+R1/9/9/9/9/9 b {digits}P 1\n{S3}\n"))
+    assert [p.source for p in problems] == ["<text>:1", "<text>:2"]
+    assert "bad count" in problems[0].error and problems[1].position.sfen() == S3_EXPLICIT
+    kif = S3_KIF.replace("\n   1 ", f"\n{digits} ")
+    first, second = read_problems(kif + "\n" + S3_KIF)
+    assert first.error.startswith("line 19: move number 1111") and "too long" in first.error
+    assert second.error is None and second.metadata["moves"] == S3_MOVES
+
+
+def test_special_files_and_the_size_limit(tmp_path, monkeypatch):
+    import tsume.formats
+    fifo = tmp_path / "p.sfen"
+    os.mkfifo(fifo)
+    assert one(fifo).error == "not a regular file"          # not opened: it would block
+    if os.path.exists("/dev/zero"):
+        assert one("/dev/zero").error == "not a regular file"
+    path = tmp_path / "s3.sfen"
+    path.write_text(S3 + "\n")
+    monkeypatch.setattr(tsume.formats, "MAX_INPUT_BYTES", len(S3))
+    assert "the limit of one input" in one(path).error
+    monkeypatch.setattr(tsume.formats, "MAX_INPUT_BYTES", len(S3) + 1)
+    assert ok(path).position.sfen() == S3_EXPLICIT
+
+
 # ---------------------------------------------------------------- shared data: KIF files
 def _marken_rows():
     rows = {}

@@ -3,12 +3,15 @@
 Error policy (README "Exit codes"): every bad input gives exactly one line
 ``SOURCE: MESSAGE`` on stderr and never a traceback; the other inputs are still processed.
 Exit code 0 = every input was read (whatever the verdicts), 2 = some input was invalid or
-unreadable, 1 = internal failure (a bug: it wins over 2).
+unreadable, 1 = internal failure (a bug: it wins over 2); 4 = standard output cannot be
+written, 141 = its reader went away (both end the run).
 
 Only click is imported at module level so that ``tsume --help`` stays fast; the readers,
 the numba move generator and the solver are imported inside the commands.
 """
+import errno
 import json
+import math
 import os
 import re
 import sys
@@ -18,13 +21,21 @@ from dataclasses import dataclass, field
 import click
 
 from .render import checkmate_line, summary_line, verdict_lines
+from .limits import MAX_NODES
 from .result import RECORD_KEYS, STATUSES, record
 
 PROBLEM_SUFFIXES = (".sfen", ".txt", ".tsv", ".kif", ".kifu", ".bod", ".csa")
 OUTPUT_FORMATS = ("text", "json", "jsonl", "kif", "usi")
 JSON_KEYS = RECORD_KEYS
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_NOT_COMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OUTPUT = 4            # standard output cannot be written (a full disk)
+EXIT_BROKEN_PIPE = 141     # its reader went away: the status of a death by SIGPIPE (128 + 13)
 MAX_MESSAGE = 240          # characters of one stderr message (a 1 MB bad line stays one short line)
+IN_FLIGHT_PER_JOB = 2      # --jobs: problems handed to the pool per worker before one is done
+# (Node budgets larger than limits.MAX_NODES count as that, rather than overflow int64.)
+# A table larger than any machine's memory: refused even where the free memory cannot be
+# read (check_table_size then lets anything through, and the size would overflow later).
+MAX_HASH_MB = 1 << 24
 
 
 # ---------------------------------------------------------------- helpers
@@ -54,6 +65,23 @@ def _one_line(text, limit=MAX_MESSAGE):
     """Collapse whitespace and control characters; cut to ``limit`` characters."""
     text = re.sub(r"[\s\x00-\x1f\x7f]+", " ", str(text)).strip()
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+class _OutputError(Exception):
+    """Standard output cannot be written: the run ends (main says why). Not an OSError,
+    which click would take for a closed pipe and end with status 1."""
+
+    def __init__(self, cause):
+        super().__init__(cause)
+        self.cause = cause
+
+
+def _write(text, nl=True):
+    """Write (and flush, as click.echo does) to standard output."""
+    try:
+        click.echo(text, nl=nl)
+    except OSError as exc:
+        raise _OutputError(exc) from exc
 
 
 def _describe(exc):
@@ -121,17 +149,23 @@ def _from_problem(problem):
 
 
 def _expand(path):
-    """Files under ``path``: the path itself if it is a file, else the problem files of the
-    directory tree (sorted, hidden entries skipped). None if it does not exist."""
+    """(file, None) pairs for ``path``: the path itself if it is a file, else the problem
+    files of the directory tree (sorted, hidden entries skipped), with (directory, error)
+    for each directory of the tree that cannot be read. None if it does not exist."""
     if os.path.isdir(path):
         found = []
-        for root, dirs, files in os.walk(path):
+
+        def unreadable(exc):
+            # os.walk skips what it cannot list: its problems would be lost without a word.
+            found.append((exc.filename or path, f"cannot read: {exc.strerror or _describe(exc)}"))
+
+        for root, dirs, files in os.walk(path, onerror=unreadable):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            found.extend(os.path.join(root, f) for f in files
+            found.extend((os.path.join(root, f), None) for f in files
                          if not f.startswith(".") and f.lower().endswith(PROBLEM_SUFFIXES))
-        return sorted(found)
+        return sorted(found, key=lambda entry: entry[0])
     if os.path.exists(path):
-        return [path]
+        return [(path, None)]
     return None
 
 
@@ -160,11 +194,14 @@ def _read_source(target, label, defender_hand):
         yield _Item(source=label, error="no problem found")
 
 
-def _items(paths, defender_hand):
-    """Every problem of every path, in order; errors become items too."""
+def _items(paths, defender_hand, before_stdin=None):
+    """Every problem of every path, in order; errors become items too. ``before_stdin``
+    is called before standard input is read (it is read to its end, which may wait)."""
     from pathlib import Path
     for path in paths:
         if path == "-":
+            if before_stdin is not None:
+                before_stdin()
             yield from _read_source("-", "-", defender_hand)
             continue
         files = _expand(path)
@@ -174,8 +211,11 @@ def _items(paths, defender_hand):
             yield _Item(source=path, error="no problem files ({}) in this directory"
                         .format(" ".join(PROBLEM_SUFFIXES)))
         else:
-            for f in files:
-                yield from _read_source(Path(f), f, defender_hand)
+            for f, error in files:
+                if error:
+                    yield _Item(source=f, error=error)
+                else:
+                    yield from _read_source(Path(f), f, defender_hand)
 
 
 def _board_text(position):
@@ -291,7 +331,8 @@ def _print_version(ctx, value):
 
 _input_help = ("PATHS are files (any of .sfen .txt .tsv .kif .kifu .bod .csa, read by content), "
                "directories (searched recursively for those extensions, in sorted order) or "
-               "'-' for standard input.")
+               "'-' for standard input (a pipe: FIFOs and devices given as paths are refused). "
+               "Each input is read up to 64 MB.")
 
 
 @cli.command(help=f"""Solve the problems in PATHS.
@@ -310,23 +351,29 @@ Output (--format):
   usi    'SOURCE<TAB>checkmate MOVES' / 'checkmate nomate' / 'checkmate timeout'
 
 Every bad input gives one line 'SOURCE: MESSAGE' on stderr; the others are still solved.
-Exit status: 0 all inputs read (whatever the verdicts), 2 some input invalid, 1 internal
-error.""")
+Exit status: 0 all inputs read (whatever the verdicts), 2 some input invalid (or bad
+usage), 1 internal error, 3 see --strict, 4 output cannot be written, 141 output pipe
+closed, 130 interrupted.""")
 @click.argument("paths", nargs=-1, required=True, metavar="PATHS...")
 @click.option("--format", "-f", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text",
               show_default=True, help="Output format (see above).")
 @click.option("--defender-hand", type=click.Choice(("auto", "rest", "literal")), default="auto",
               show_default=True, help=_DEFENDER_HAND_HELP)
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
-              metavar="SECONDS", help="Time budget per problem (default: none).")
+              callback=lambda ctx, param, value: _finite(value), metavar="SECONDS",
+              help="Time budget per problem, a positive finite number (default: none).")
 @click.option("--nodes", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Node budget per problem (default: none).")
+              callback=lambda ctx, param, value: _at_most_max_nodes(value),
+              help="Node budget per problem (default: none; more than 10^18 counts as 10^18).")
 @click.option("--hash", "hash_mb", type=click.IntRange(min=1), default=256, show_default=True,
-              metavar="MB", help="Transposition table size in MB (per job).")
+              metavar="MB", help="Transposition table size in MB, per job. Tables that do not "
+              "fit in the free memory (--hash times --jobs) are a usage error.")
 @click.option("--yozume/--no-yozume", default=True, show_default=True,
               help="Check every other check along the main line for 余詰.")
 @click.option("--yozume-nodes", type=click.IntRange(min=1), default=100_000, show_default=True,
-              metavar="N", help="Node budget of the 余詰 check, per alternative and reply.")
+              callback=lambda ctx, param, value: _at_most_max_nodes(value), metavar="N",
+              help="Node budget of the 余詰 check, per alternative and reply (more than "
+              "10^18 counts as 10^18).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Solve in N processes (results are printed as they finish).")
 @click.option("--strict", is_flag=True,
@@ -335,6 +382,10 @@ error.""")
 @click.pass_context
 def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yozume_nodes,
           jobs, strict, quiet):
+    error = _table_error(hash_mb, jobs)
+    if error:
+        click.echo(f"tsume: {error}", err=True)
+        ctx.exit(EXIT_BAD_INPUT)
     run = _Run(quiet)
     limits = {"time_limit": time_limit, "nodes": nodes, "hash_mb": hash_mb,
               "yozume": yozume, "yozume_nodes": yozume_nodes}
@@ -348,61 +399,140 @@ def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yo
         state["first"] = False
         progress.done(rec)
 
-    try:
-        items = list(_items(paths, defender_hand))
-        progress.start(len(items))
-        usable = []
-        for item in items:
-            if run.report(item):
-                usable.append(item)
-            else:
+    def read(before_stdin=None):
+        """The problems to solve, as they are read (a problem is solved before the next
+        file is read); the others are reported and recorded on the way."""
+        notice = not quiet and progress.enabled
+        for item in _items(paths, defender_hand, before_stdin):
+            if item.warnings or item.error is not None or item.position is None:
+                progress.clear()
+            if not run.report(item):
                 finish(item, _record(item))
-        if usable and not quiet and progress.enabled:
-            from .solver import search_is_compiled
-            if not search_is_compiled():
-                # Otherwise the first run sits silent through the compilation. (Only for
-                # a person at a terminal: a script reads one line per bad input.)
-                click.echo("tsume: first run: compiling the solver for this machine "
-                           "(about 40-60 s, once)", err=True)
-        if jobs > 1 and len(usable) > 1:
-            _solve_parallel(usable, run, limits, jobs, finish)
+                continue
+            if notice:
+                notice = False
+                from .solver import search_is_compiled
+                if not search_is_compiled():
+                    # Otherwise the first run sits silent through the compilation. (Only
+                    # for a person at a terminal: a script reads one line per bad input.)
+                    click.echo("tsume: first run: compiling the solver for this machine "
+                               "(about 40-60 s, once)", err=True)
+            yield item
+
+    try:
+        if jobs > 1:
+            _solve_parallel(read, run, limits, jobs, finish)
         else:
-            for item in usable:
-                rec = _solve_item(item, run, limits)
-                finish(item, rec)
-                if rec.get("reason") == "interrupted":
-                    raise KeyboardInterrupt     # the solver saw Ctrl-C: stop the batch too
+            for item in read():
+                _solve_here(item, run, limits, finish)
     except KeyboardInterrupt:
         run.interrupted = True
+        progress.clear()
         click.echo("tsume: interrupted", err=True)
+    except _OutputError:
+        progress.clear()            # main's message gets a line of its own
+        raise
     progress.close(records)
     if fmt == "json":
-        click.echo(_dumps(records, indent=2))
+        _write(_dumps(records, indent=2))
     code = run.exit_code
     if code == EXIT_OK and strict and any(not r["complete"] for r in records):
         code = EXIT_NOT_COMPLETE
     ctx.exit(code)
 
 
-def _solve_parallel(items, run, limits, jobs, finish):
-    """Solve in worker processes; each keeps its own table (and loads the numba cache)."""
+def _finite(seconds):
+    # FloatRange lets nan and inf through, and either would mean "no limit".
+    if seconds is not None and not math.isfinite(seconds):
+        raise click.BadParameter(f"{seconds} is not a finite number of seconds.")
+    return seconds
+
+
+def _at_most_max_nodes(nodes):
+    return None if nodes is None else min(nodes, MAX_NODES)
+
+
+def _table_error(hash_mb, jobs):
+    """Why a table of hash_mb MB in each of `jobs` processes cannot be had (one line), or
+    None. Checked before any input is read: too large a table would fail every problem."""
+    if hash_mb > MAX_HASH_MB:
+        return f"--hash {hash_mb}: at most {MAX_HASH_MB} MB"
+    from . import tt
+    try:
+        tt.check_table_size(hash_mb)
+    except tt.TableSizeError as exc:
+        return f"--hash {hash_mb}: {exc}"
+    free = tt.available_bytes()
+    mb = 1024 * 1024
+    # Each worker is a process of its own: its table and what it needs beside it.
+    if jobs > 1 and free is not None and jobs * (tt.table_bytes(hash_mb) + tt.RESERVE_MB * mb) > free:
+        fits = free // jobs // mb - tt.RESERVE_MB - 2
+        return (f"--hash {hash_mb} with --jobs {jobs}: {jobs} tables do not fit in the memory "
+                f"available ({free // mb} MB free, {tt.RESERVE_MB} MB kept for each process); "
+                + (f"at most --hash {fits}" if fits >= 1 else "use fewer --jobs"))
+    return None
+
+
+def _solve_here(item, run, limits, finish):
+    rec = _solve_item(item, run, limits)
+    finish(item, rec)
+    if rec.get("reason") == "interrupted":
+        raise KeyboardInterrupt     # the solver saw Ctrl-C: stop the batch too
+
+
+def _solve_parallel(read, run, limits, jobs, finish):
+    """Solve in worker processes; each keeps its own table (and loads the numba cache).
+    Problems are taken as ``read(before_stdin)`` yields them, at most IN_FLIGHT_PER_JOB
+    per worker ahead, so the first answers come before the last file is read. A lone
+    problem is solved here: a worker would only add its start-up."""
     import concurrent.futures as cf
     import multiprocessing
-    context = multiprocessing.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(_solve_fields, item.position.sfen(), limits): item for item in items}
-        try:
-            for future in cf.as_completed(futures):
-                item = futures[future]
+    held, pending, pool = [], {}, None
+
+    def finish_done(block):
+        done = cf.wait(pending, return_when=cf.FIRST_COMPLETED).done if block else [
+            f for f in pending if f.done()]
+        for future in done:
+            item = pending.pop(future)
+            try:
+                fields = future.result()
+            except Exception as exc:    # noqa: BLE001 - reported per problem
+                fields = exc
+            finish(item, _solve_item(item, run, limits, fields))
+
+    def settle():
+        # Everything handed out is answered: at the end, and before stdin is read (which
+        # waits for its writer to finish).
+        while held:
+            _solve_here(held.pop(0), run, limits, finish)
+        while pending:
+            finish_done(block=True)
+
+    try:
+        for item in read(before_stdin=settle):
+            held.append(item)
+            if pool is None:
+                if len(held) < 2:
+                    continue
+                pool = cf.ProcessPoolExecutor(max_workers=jobs,
+                                              mp_context=multiprocessing.get_context("spawn"))
+            finish_done(block=False)
+            while len(pending) >= IN_FLIGHT_PER_JOB * jobs:
+                finish_done(block=True)
+            while held:
+                item = held.pop(0)
                 try:
-                    fields = future.result()
-                except Exception as exc:    # noqa: BLE001 - reported per problem
-                    fields = exc
-                finish(item, _solve_item(item, run, limits, fields))
-        except KeyboardInterrupt:
-            for future in futures:
-                future.cancel()
-            raise
+                    pending[pool.submit(_solve_fields, item.position.sfen(), limits)] = item
+                except Exception as exc:    # noqa: BLE001 - a broken pool: per problem, as a failed result
+                    finish(item, _solve_item(item, run, limits, exc))
+        settle()
+    except BaseException:
+        for future in pending:
+            future.cancel()
+        raise
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
 
 
 def _stderr_is_terminal():
@@ -410,27 +540,30 @@ def _stderr_is_terminal():
 
 
 class _Progress:
-    """Problems done / total, solved, rate and ETA on one stderr line, when it is a
-    terminal; a summary line at the end (counts per status, total time)."""
+    """Problems done, solved and rate on one stderr line, when it is a terminal (problems
+    are read as they are solved, so there is no total to count down); a summary line at
+    the end (counts per status, total time)."""
 
     def __init__(self, enabled):
         self.enabled = enabled
-        self.total = self.count = self.solved = 0
-        self.start_time = time.perf_counter()
-
-    def start(self, total):
-        self.total = total
+        self.count = self.solved = self.shown = 0
         self.start_time = time.perf_counter()
 
     def done(self, rec):
         self.count += 1
         self.solved += rec["status"] in ("mate", "nomate")
-        if self.enabled and self.total > 1:
+        if self.enabled and self.count > 1:
             elapsed = time.perf_counter() - self.start_time
             rate = self.count / elapsed if elapsed > 0 else 0.0
-            eta = (self.total - self.count) / rate if rate > 0 else 0.0
-            click.echo(f"\r{self.count}/{self.total} done, {self.solved} solved, "
-                       f"{rate:.1f}/s, ETA {eta:.0f}s ", err=True, nl=False)
+            line = f"{self.count} done, {self.solved} solved, {rate:.1f}/s"
+            click.echo(f"\r{line} ", err=True, nl=False)
+            self.shown = len(line) + 1
+
+    def clear(self):
+        """Blank the progress line, so that a message printed next starts a clean line."""
+        if self.shown:
+            click.echo("\r" + " " * self.shown + "\r", err=True, nl=False)
+            self.shown = 0
 
     def close(self, records):
         if not self.enabled or len(records) < 2:
@@ -439,14 +572,15 @@ class _Progress:
         for rec in records:
             counts[rec["status"]] = counts.get(rec["status"], 0) + 1
         text = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-        click.echo(f"\r{len(records)} problems: {text}; "
+        self.clear()
+        click.echo(f"{len(records)} problems: {text}; "
                    f"{time.perf_counter() - self.start_time:.1f} s", err=True)
 
 
 def _emit(fmt, item, rec, first):
     """Write one finished problem in the streaming formats (json waits for the end)."""
     if fmt == "jsonl":
-        click.echo(_dumps(rec))
+        _write(_dumps(rec))
     elif fmt == "text":
         lines = [] if first else [""]
         lines.append(item.source)
@@ -456,16 +590,13 @@ def _emit(fmt, item, rec, first):
             except Exception:   # noqa: BLE001 - the diagram is a courtesy; the verdict matters
                 pass
         lines.extend(verdict_lines(rec))
-        click.echo("\n".join(lines))
+        _write("\n".join(lines))
     elif fmt == "usi":
         if rec["status"] != "error":
-            click.echo(f"{item.source}\t{checkmate_line(rec)}")
+            _write(f"{item.source}\t{checkmate_line(rec)}")
     elif fmt == "kif":
         if rec["status"] != "error":
-            click.echo(("" if first else "\n") + _kif_text(item, rec), nl=False)
-    else:
-        return
-    sys.stdout.flush()
+            _write(("" if first else "\n") + _kif_text(item, rec), nl=False)
 
 
 def _kif_text(item, rec):
@@ -503,7 +634,7 @@ def show(ctx, paths, defender_hand, quiet):
             except Exception as exc:    # noqa: BLE001
                 run.error(item.source, f"internal error: {_describe(exc)}", internal=True)
                 continue
-            click.echo(("" if first else "\n") + "\n".join(lines))
+            _write(("" if first else "\n") + "\n".join(lines))
             first = False
     except KeyboardInterrupt:
         run.interrupted = True
@@ -545,11 +676,29 @@ def main(argv=None):
         cli.main(args=argv, prog_name="tsume")
     except SystemExit:
         raise
+    except _OutputError as exc:
+        _stdout_to_devnull()
+        if exc.cause.errno == errno.EPIPE:
+            sys.exit(EXIT_BROKEN_PIPE)      # silently, like a tool that SIGPIPE ends
+        reason = exc.cause.strerror or _describe(exc.cause)
+        click.echo(f"tsume: cannot write output: {_one_line(reason)}", err=True)
+        sys.exit(EXIT_OUTPUT)
     except Exception as exc:    # noqa: BLE001
         if os.environ.get("TSUME_DEBUG"):
             raise
         click.echo(f"tsume: internal error: {_one_line(_describe(exc))}", err=True)
         sys.exit(EXIT_INTERNAL)
+
+
+def _stdout_to_devnull():
+    """Python flushes stdout again at exit, and what could not be written would fail
+    again with "Exception ignored ...": let it go to /dev/null."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _guard_stdout():

@@ -22,8 +22,9 @@ import math
 import time
 from dataclasses import dataclass
 
-# Node counts reach the compiled search as int64; larger requests mean "no limit".
-MAX_NODES = 1 << 62
+# Node counts reach the compiled search as int64: a limit is at most this (the CLI
+# takes a larger one as this; no search comes near it).
+MAX_NODES = 10 ** 18
 # Without a node limit, the answer's questions (length, main line) may take this
 # many nodes, or ANALYSIS_PER_PROOF times the proof's, whichever is more ...
 ANALYSIS_NODES = 20_000_000

@@ -10,6 +10,7 @@ defender-hand policy (SPEC §2.2), validates (validate.py) and replays move list
 """
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,9 @@ from ..errors import FormatError, TsumeError
 from ..position import Position
 
 POLICIES = ("auto", "rest", "literal")
+# One input (a file or stdin) is read up to this size: a problem file is kilobytes, and
+# /dev/zero or a runaway pipe must not take all memory.
+MAX_INPUT_BYTES = 64 * 1024 * 1024
 
 
 @dataclass
@@ -55,7 +59,9 @@ def _load(path_or_text, encoding):
     text = str(path_or_text)
     if text == "-":
         stream = getattr(sys.stdin, "buffer", None)
-        data = stream.read() if stream is not None else sys.stdin.read()
+        data = (stream if stream is not None else sys.stdin).read(MAX_INPUT_BYTES + 1)
+        if len(data) > MAX_INPUT_BYTES:
+            raise FormatError(f"larger than {MAX_INPUT_BYTES >> 20} MB, the limit of one input")
         return "-", data if isinstance(data, str) else _decode(data, encoding), ""
     if "\n" not in text:
         if _exists(text):
@@ -84,9 +90,17 @@ def _exists(text):
 
 def _read_file(path, encoding):
     try:
-        data = path.read_bytes()
+        # Opening a FIFO would wait for a writer, and a device may never end (a
+        # directory fails at open() with its own message).
+        mode = os.stat(path).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            raise FormatError("not a regular file")
+        with open(path, "rb") as f:
+            data = f.read(MAX_INPUT_BYTES + 1)
     except OSError as e:
         raise FormatError(f"cannot read file: {e.strerror or e}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise FormatError(f"larger than {MAX_INPUT_BYTES >> 20} MB, the limit of one input")
     return _decode(data, encoding)
 
 
@@ -263,4 +277,5 @@ def _one_line(message):
     return " ".join(part.strip() for part in str(message).splitlines()).strip() or "error"
 
 
-__all__ = ["Problem", "read_problems", "detect_format", "apply_defender_hand", "POLICIES"]
+__all__ = ["Problem", "read_problems", "detect_format", "apply_defender_hand", "POLICIES",
+           "MAX_INPUT_BYTES"]

@@ -123,6 +123,8 @@ def _parse_chunk(lines, start, end):
         m = _MOVE_LINE.match(s)
         if m:
             if not moves_done:
+                if len(m.group(1)) > 9:     # int() refuses thousands of digits
+                    raise FormatError(f"move number {m.group(1)[:12]}… is too long", lineno)
                 moves.append((int(m.group(1)), _MOVE_TIME.sub("", m.group(2)).strip(), lineno))
             continue
         if s.startswith("変化"):

@@ -122,7 +122,8 @@ def _parse_hands(text):
             if m.start() != pos:
                 break
             pos = m.end()
-            n = int(m.group(1)) if m.group(1) else 1
+            # A count of more digits is out of range anyway, and int() refuses thousands.
+            n = (int(m.group(1)) if len(m.group(1)) <= 3 else 0) if m.group(1) else 1
             if n < 1 or n > 18:
                 raise FormatError(f"bad count {m.group(1)[:5]} in SFEN hands")
             ch = m.group(2)
