@@ -553,19 +553,20 @@ def test_hash_that_cannot_be_had_is_a_usage_error(tmp_path, monkeypatch):
 def test_huge_node_budgets_are_clamped(monkeypatch):
     """--nodes and --yozume-nodes reach the compiled search as int64: past MAX_NODES they
     count as MAX_NODES (no OverflowError), and the solve goes through."""
-    from tsume.cli import MAX_NODES
+    from tsume.limits import MAX_NODES
     huge = "9" * 20
     result = run("solve", "-f", "jsonl", "--nodes", huge, "--yozume-nodes", huge, PROBLEMS / "s3.sfen")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["complete"]
-    import tsume.solver
+    import tsume.pipeline
+    from tsume.result import Result
     seen = {}
 
     def recording(position, **kwargs):
         seen.update(kwargs)
-        return tsume.solver.Result(status="unknown", reason="test")
+        return Result(status="unknown", reason="test")
 
-    monkeypatch.setattr(tsume.solver, "solve", recording)
+    monkeypatch.setattr(tsume.pipeline, "solve", recording)
     assert run("solve", "--nodes", huge, "--yozume-nodes", huge, PROBLEMS / "s3.sfen").exit_code == 0
     assert seen["nodes"] == seen["yozume_nodes"] == MAX_NODES < 2 ** 63
     assert run("solve", "--nodes", "0", PROBLEMS / "s3.sfen").exit_code == 2
