@@ -2,7 +2,7 @@
 defender evasions, full legal moves.
 
 Every kernel takes the position arrays (board int8[81], hands int64[2], state int64[10];
-see position.py) and writes integer moves (see notation.py) into a caller-owned int32
+see state.py) and writes integer moves (see notation.py) into a caller-owned int32
 buffer, returning the new count.
 
 Nothing the search calls allocates, and those kernels are compiled with _nrt=False:
@@ -16,10 +16,10 @@ from numba import njit
 
 from .pieces import (DIRECTION_TO, HAND_MASK, HAND_SHIFT, OPPOSITE, SLIDE_MASK, STEP, STEP_MASK,
                      ZOBRIST_BOARD, ZOBRIST_SIDE, held_pieces)
-from .position import KEY, KING_SQ, OCCUPIED, SIDE, SLIDERS, STATE_SIZE
 from .squareset import (BETWEEN, CHECK_ZONE, CONTACT_ZONE, KING_NEAR, LINES, PROMOTION_ZONE,
                         STEP_ATTACKS, bit_of, contains, pop_square, single_square, with_square,
                         word_of)
+from .state import KEY, KING_SQ, OCCUPIED, SIDE, SLIDERS, STATE_SIZE
 
 MAX_MOVES = 1024          # shogi's maximum is 593 legal moves; the rest is scratch room
 DROP_BASE = 81

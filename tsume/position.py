@@ -1,24 +1,9 @@
-"""The position model: three small numpy arrays that numba kernels take as they are.
-
-``board``  int8[81]   piece code per square (see pieces.py)
-``hands``  int64[2]   packed hand of Black and of White
-``state``  int64[10]  side to move, board Zobrist key (side included, hands excluded),
-                      Black king square, White king square (-1 when absent), then
-                      square sets (see squareset.py): Black's pieces, White's pieces,
-                      the sliders of both (lance, bishop, rook, horse, dragon)
-
-The board key leaves the hands out on purpose: the transposition table stores the
-attacker's hand beside the key so that hand superiority can be used on lookup.
-"""
+"""The Position class: a small Python API over the three arrays of state.py."""
 import numpy as np
 
 from . import pieces as P
 from .errors import PositionError
-
-SIDE, KEY, KING_SQ = 0, 1, 2   # state[KING_SQ + colour] is that colour's king square
-OCCUPIED = 4                   # state[OCCUPIED + 2 * colour + word]: that colour's pieces
-SLIDERS = 8                    # state[SLIDERS + word]: the sliders of both colours
-STATE_SIZE = 10
+from .state import KEY, KING_SQ, SIDE, STATE_SIZE
 
 
 class Position:
