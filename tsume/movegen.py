@@ -2,7 +2,7 @@
 defender evasions, full legal moves.
 
 Every kernel takes the position arrays (board int8[81], hands int64[2], state int64[10];
-see state.py) and writes integer moves (see notation.py) into a caller-owned int32
+see state.py) and writes integer moves (see move.py) into a caller-owned int32
 buffer, returning the new count.
 
 Nothing the search calls allocates, and those kernels are compiled with _nrt=False:
@@ -14,6 +14,7 @@ caller (dfpn.new_workspace). tests/test_kernels.py keeps the search free of them
 import numpy as np
 from numba import njit
 
+from .move import DROP_BASE, PROMOTE_FLAG
 from .pieces import (DIRECTION_TO, HAND_MASK, HAND_SHIFT, OPPOSITE, SLIDE_MASK, STEP, STEP_MASK,
                      ZOBRIST_BOARD, ZOBRIST_SIDE, held_pieces)
 from .squareset import (BETWEEN, CHECK_ZONE, CONTACT_ZONE, KING_NEAR, LINES, PROMOTION_ZONE,
@@ -22,8 +23,6 @@ from .squareset import (BETWEEN, CHECK_ZONE, CONTACT_ZONE, KING_NEAR, LINES, PRO
 from .state import KEY, KING_SQ, OCCUPIED, SIDE, SLIDERS, STATE_SIZE
 
 MAX_MOVES = 1024          # shogi's maximum is 593 legal moves; the rest is scratch room
-DROP_BASE = 81
-PROMOTE_FLAG = 1 << 14
 _PAWN, _LANCE, _KNIGHT, _SILVER, _BISHOP, _ROOK, _GOLD, _KING = 1, 2, 3, 4, 5, 6, 7, 8
 # Typed constants for arguments of other compiled functions: with a Python literal
 # numba compiles the callee once per value (see dfpn.py).

@@ -272,8 +272,8 @@ def write_csa(position, moves=None, title=None):
             out.append(f"P{sign}{items}")
     out.append("+" if position.side_to_move == P.BLACK else "-")
     if moves is not None:
-        from ..notation import (drop_kind, is_drop, is_promotion, move_from, move_to,
-                                move_to_usi, usi_to_move)
+        from ..move import drop_kind, is_drop, is_promotion, move_from, move_to
+        from ..notation import move_to_usi, usi_to_move
         pos = position.copy()
         moves = list(moves)
         for mv in moves:
