@@ -1,4 +1,14 @@
-"""The Position class: a small Python API over the three arrays of state.py."""
+"""The Position class: a small Python API over the three arrays of state.py.
+
+Moves go in and out as USI strings (or the integers of move.py). Position stands above
+what it uses: movegen.py for the moves, notation.py for move text, the format codecs
+(formats/sfen.py, kif.py, csa.py) for SFEN, KIF and CSA; none of those imports this
+module, they take the arrays or any object with the queries below. They are imported
+inside the methods so that ``import tsume`` loads neither numba nor the formats
+package (whose read_problems imports this module).
+
+``split_sfen`` and ``parse_sfen`` are the SFEN readers that return a Position.
+"""
 import numpy as np
 
 from . import pieces as P
@@ -23,7 +33,6 @@ class Position:
     def from_sfen(cls, text):
         """Parse ``board side hands [ply] [moves ...]`` (optionally prefixed by
         ``sfen`` or ``position sfen``); moves after ``moves`` are played."""
-        from .formats.sfen import parse_sfen
         return parse_sfen(text)
 
     @classmethod
@@ -148,3 +157,22 @@ class Position:
         """Play an integer move without a legality check (the caller knows it is legal)."""
         from . import movegen
         movegen.push(self, move)
+
+
+# ---------------------------------------------------------------- SFEN in
+def split_sfen(text):
+    """(start Position, [USI moves]) from any form formats/sfen.py accepts; the moves are
+    not played. Raises FormatError on malformed text."""
+    from .formats.sfen import sfen_to_arrays
+    board, hands, side, moves = sfen_to_arrays(text)
+    return Position(board, hands, side), moves
+
+
+def parse_sfen(text, play_moves=True):
+    """Position from any accepted form. Raises FormatError on malformed text; moves
+    after ``moves`` are replayed (legality checked) unless play_moves is false."""
+    from .formats.sfen import play_usi_moves
+    pos, moves = split_sfen(text)
+    if play_moves:
+        play_usi_moves(pos, moves)
+    return pos
