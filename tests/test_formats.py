@@ -14,8 +14,7 @@ from tsume.errors import PositionError
 from tsume.formats import apply_defender_hand, read_problems
 from tsume.formats.csa import write_csa
 from tsume.formats.kif import parse_kif, write_kif
-from tsume.formats.sfen import split_sfen
-from tsume.position import Position
+from tsume.position import Position, split_sfen
 
 S3 = "8k/9/9/7+R1/9/9/9/9/9 b LP 1"
 S3_EXPLICIT = "8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1"
@@ -384,9 +383,10 @@ def test_shtsume_issue6_bod(shared_problems):
     if not rows:
         pytest.skip("no shtsume-issue6 row in edge_cases.tsv")
     (parsed,) = parse_kif(path.read_text(encoding="utf-8"))
-    apply_defender_hand(parsed.position, parsed.rest_colours, "auto")
+    pos = Position(*parsed.arrays)
+    apply_defender_hand(pos, parsed.rest_colours, "auto")
     expected, _ = split_sfen(rows[0][0])
-    assert parsed.position == expected
+    assert pos == expected
     assert "in check" in one(path).error
     assert "in check" in one(rows[0][0]).error
 

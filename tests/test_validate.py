@@ -7,7 +7,7 @@ from tsume import pieces as P
 from tsume.errors import FormatError, PositionError
 from tsume.formats import read_problems
 from tsume.formats.kif import parse_hand
-from tsume.formats.sfen import split_sfen
+from tsume.position import split_sfen
 from tsume.validate import validate
 
 S3 = "8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1"

@@ -24,11 +24,12 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
-from .movegen import (DIRECTION_TO, DROP_BASE, EVERY_REPLY, FIRST_REPLY, MAX_MOVES, STEP,
-                      attacked, check_moves, do_move, emit_moves, evasions, hand_count,
-                      key_after, mate_in_one, quick_mate_in_one, sole_checker, undo_move)
-from .pieces import HAND_MASK, HAND_SHIFT, HAND_MIX
-from .position import KEY, KING_SQ, SIDE
+from .move import DROP_BASE
+from .movegen import (EVERY_REPLY, FIRST_REPLY, MAX_MOVES, attacked, check_moves, do_move,
+                      emit_moves, evasions, hand_count, key_after, mate_in_one, quick_mate_in_one,
+                      sole_checker, undo_move)
+from .pieces import DIRECTION_TO, HAND_MASK, HAND_SHIFT, HAND_MIX, STEP
+from .state import KEY, KING_SQ, SIDE
 from .tt import (INF, LOOK_DN, LOOK_HAND, LOOK_LEN, LOOK_PN, LOOK_SIZE, NO_LIMIT, hand_covers,
                  tt_lookup, tt_prefetch, tt_store)
 

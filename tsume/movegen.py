@@ -2,7 +2,7 @@
 defender evasions, full legal moves.
 
 Every kernel takes the position arrays (board int8[81], hands int64[2], state int64[10];
-see position.py) and writes integer moves (see notation.py) into a caller-owned int32
+see state.py) and writes integer moves (see move.py) into a caller-owned int32
 buffer, returning the new count.
 
 Nothing the search calls allocates, and those kernels are compiled with _nrt=False:
@@ -14,16 +14,16 @@ caller (dfpn.new_workspace). tests/test_kernels.py keeps the search free of them
 import numpy as np
 from numba import njit
 
+from .move import (DROP_BASE, PROMOTE_FLAG, is_promotion, make_drop, make_move, move_from,
+                   move_to)
 from .pieces import (DIRECTION_TO, HAND_MASK, HAND_SHIFT, OPPOSITE, SLIDE_MASK, STEP, STEP_MASK,
                      ZOBRIST_BOARD, ZOBRIST_SIDE, held_pieces)
-from .position import KEY, KING_SQ, OCCUPIED, SIDE, SLIDERS, STATE_SIZE
 from .squareset import (BETWEEN, CHECK_ZONE, CONTACT_ZONE, KING_NEAR, LINES, PROMOTION_ZONE,
                         STEP_ATTACKS, bit_of, contains, pop_square, single_square, with_square,
                         word_of)
+from .state import KEY, KING_SQ, OCCUPIED, SIDE, SLIDERS, STATE_SIZE
 
 MAX_MOVES = 1024          # shogi's maximum is 593 legal moves; the rest is scratch room
-DROP_BASE = 81
-PROMOTE_FLAG = 1 << 14
 _PAWN, _LANCE, _KNIGHT, _SILVER, _BISHOP, _ROOK, _GOLD, _KING = 1, 2, 3, 4, 5, 6, 7, 8
 # Typed constants for arguments of other compiled functions: with a Python literal
 # numba compiles the callee once per value (see dfpn.py).
@@ -92,8 +92,8 @@ def key_after(board, hands, state, move):
     """(board key, sum of both hands) after move, without playing it: what do_move
     leaves in state[KEY] (it uses this) and in hands[0] + hands[1] (the table's key is
     made of both, see dfpn.table_key). Lets the search prefetch a child's entry."""
-    to = move & 127
-    frm = (move >> 7) & 127
+    to = move_to(move)
+    frm = move_from(move)
     side = state[SIDE]
     key = state[KEY] ^ ZOBRIST_SIDE
     hand_sum = hands[0] + hands[1]
@@ -111,7 +111,7 @@ def key_after(board, hands, state, move):
             if ck > _KING:
                 ck -= 8
             hand_sum += 1 << HAND_SHIFT[ck]
-        if move & PROMOTE_FLAG:
+        if is_promotion(move):
             piece += 8
         key ^= ZOBRIST_BOARD[piece, to]
     return key, hand_sum
@@ -120,8 +120,8 @@ def key_after(board, hands, state, move):
 @njit(cache=True, _nrt=False)
 def do_move(board, hands, state, move):
     """Play move; returns the captured piece code (0 if none) for undo_move."""
-    to = move & 127
-    frm = (move >> 7) & 127
+    to = move_to(move)
+    frm = move_from(move)
     side = state[SIDE]
     key, _ = key_after(board, hands, state, move)
     captured = 0
@@ -147,7 +147,7 @@ def do_move(board, hands, state, move):
             if ck > _KING:
                 ck -= 8
             hands[side] += 1 << HAND_SHIFT[ck]
-        if move & PROMOTE_FLAG:
+        if is_promotion(move):
             piece += 8
         if piece & 15 == _KING:
             state[KING_SQ + side] = to
@@ -162,8 +162,8 @@ def do_move(board, hands, state, move):
 
 @njit(cache=True, _nrt=False)
 def undo_move(board, hands, state, move, captured):
-    to = move & 127
-    frm = (move >> 7) & 127
+    to = move_to(move)
+    frm = move_from(move)
     side = 1 - state[SIDE]
     piece = np.int64(board[to])
     key = state[KEY] ^ ZOBRIST_SIDE ^ ZOBRIST_BOARD[piece, to]
@@ -187,7 +187,7 @@ def undo_move(board, hands, state, move, captured):
             if ck > _KING:
                 ck -= 8
             hands[side] -= 1 << HAND_SHIFT[ck]
-        if move & PROMOTE_FLAG:
+        if is_promotion(move):
             piece -= 8
         board[frm] = piece
         state[own + word_of(frm)] |= bit_of(frm)
@@ -408,7 +408,7 @@ def _king_steps(board, state, ksq, colour, out, n, first_only):
         for d in range(8):
             t = STEP[ksq, d]
             if t >= 0 and contains(lo, hi, t):
-                out[n] = t | (ksq << 7)
+                out[n] = make_move(ksq, t)
                 n += 1
     return n
 
@@ -430,7 +430,7 @@ def _pawn_check_escapes(board, hands, state, pawn_sq):
         s, lo, hi = pop_square(lo, hi)
         if s == ksq:
             continue
-        m = np.int32(pawn_sq | (s << 7))
+        m = np.int32(make_move(s, pawn_sq))
         cap = do_move(board, hands, state, m)
         ok = not attacked(board, state, ksq, enemy)
         undo_move(board, hands, state, m, cap)
@@ -446,7 +446,7 @@ def _pawn_drop_mates(board, hands, state, to):
     eking = state[KING_SQ + 1 - side]
     if eking < 0 or STEP[to, _forward(side)] != eking:
         return False
-    move = np.int32(to | ((DROP_BASE + _PAWN) << 7))     # a move is int32 everywhere
+    move = np.int32(make_drop(_PAWN, to))      # a move is int32 everywhere
     cap = do_move(board, hands, state, move)
     mates = not _pawn_check_escapes(board, hands, state, to)
     undo_move(board, hands, state, move, cap)
@@ -458,7 +458,7 @@ def _pawn_drop_mates(board, hands, state, to):
 def emit_moves(out, n, frm, to, piece, colour):
     """Append the moves of `piece` from frm to to: promoting and/or not, as allowed."""
     kind = piece & 15
-    base = to | (frm << 7)
+    base = make_move(frm, to)
     if kind <= _ROOK:
         if _rel_rank(frm, colour) <= 3 or _rel_rank(to, colour) <= 3:
             out[n] = base | PROMOTE_FLAG
@@ -542,7 +542,7 @@ def pseudo_moves(board, hands, state, out, n):
                 continue
             for to in range(81):
                 if _drop_allowed(board, kind, c, to, pf):
-                    out[n] = to | ((DROP_BASE + kind) << 7)
+                    out[n] = make_drop(kind, to)
                     n += 1
     return n
 
@@ -550,8 +550,8 @@ def pseudo_moves(board, hands, state, out, n):
 @njit(cache=True, _nrt=False)
 def _is_legal_after(board, hands, state, move, colour):
     """Make the move, test that colour's king is safe and the move is not 打ち歩詰め."""
-    to = move & 127
-    frm = (move >> 7) & 127
+    to = move_to(move)
+    frm = move_from(move)
     if frm == DROP_BASE + _PAWN and _pawn_drop_mates(board, hands, state, to):
         return False
     if state[KING_SQ + colour] < 0:
@@ -630,7 +630,7 @@ def _step_checks(p, frm, c, ksq, own_lo, own_hi, out, n):
         to = STEP[frm, d]
         if (steps >> d) & 1 == 0 or to < 0 or not contains(lo, hi, to):
             continue
-        base = to | (frm << 7)
+        base = make_move(frm, to)
         if contains(prom_lo, prom_hi, to):
             out[n] = base | PROMOTE_FLAG
             n += 1
@@ -665,7 +665,7 @@ def _slider_checks(board, state, p, frm, c, ksq, zone_lo, zone_hi, out, n):
         k = start
         for i in range(start, n):
             m = out[i]
-            piece = p + 8 if m & PROMOTE_FLAG else p
+            piece = p + 8 if is_promotion(m) else p
             if piece_attacks_from(board, state, piece, to, ksq, frm):
                 out[k] = m
                 k += 1
@@ -729,10 +729,10 @@ def _checks(board, hands, state, out, contact_only):
         k = start
         for i in range(start, n):
             m = out[i]
-            to = m & 127
+            to = move_to(m)
             gives = dd >= 0 and DIRECTION_TO[ksq, to] != dd
             if not gives:
-                piece = p + 8 if m & PROMOTE_FLAG else p
+                piece = p + 8 if is_promotion(m) else p
                 gives = piece_attacks_from(board, state, piece, to, ksq, frm)
             if gives and pin >= 0 and DIRECTION_TO[own_king, to] != pin:
                 gives = _is_legal_after(board, hands, state, m, c)
@@ -754,7 +754,7 @@ def _checks(board, hands, state, out, contact_only):
                     t = STEP[ksq, d]
                     while t >= 0 and board[t] == 0:
                         if _drop_allowed(board, kind, c, t, pf):
-                            m = np.int32(t | ((DROP_BASE + kind) << 7))
+                            m = np.int32(make_drop(kind, t))
                             if not own_checked or _is_legal_after(board, hands, state, m, c):
                                 out[n] = m
                                 n += 1
@@ -762,7 +762,7 @@ def _checks(board, hands, state, out, contact_only):
                 elif (STEP_MASK[piece] >> od) & 1:
                     t = STEP[ksq, d]
                     if t >= 0 and _drop_allowed(board, kind, c, t, pf):
-                        m = np.int32(t | ((DROP_BASE + kind) << 7))
+                        m = np.int32(make_drop(kind, t))
                         if kind == _PAWN and _pawn_drop_mates(board, hands, state, t):
                             continue
                         if not own_checked or _is_legal_after(board, hands, state, m, c):
@@ -826,7 +826,7 @@ def _safe_moves_to(board, hands, state, target, ksq, out, n, limit):
     k = start
     for j in range(start, n):
         m = out[j]
-        ok = not _pinned_away(board, ksq, (m >> 7) & 127, target, c)
+        ok = not _pinned_away(board, ksq, move_from(m), target, c)
         if ok:
             out[k] = m
             k += 1
@@ -872,7 +872,7 @@ def evasions(board, hands, state, out, limit):
             while t != csq:
                 if _drop_allowed(board, kind, c, t, pf):
                     if not (kind == _PAWN and _pawn_drop_mates(board, hands, state, t)):
-                        out[n] = t | ((DROP_BASE + kind) << 7)
+                        out[n] = make_drop(kind, t)
                         n += 1
                         if n >= limit:
                             return n
@@ -937,8 +937,8 @@ def _settled_by_quick(board, state, m, ksq):
     attacks it from there: drops (a checking pawn drop never mates: 打ち歩詰め is not
     generated) and board moves other than the king's. Left to play out: checks from
     a distance and discovered checks."""
-    to = m & 127
-    frm = (m >> 7) & 127
+    to = move_to(m)
+    frm = move_from(m)
     if frm > DROP_BASE:
         if frm - DROP_BASE == _PAWN:
             return True
@@ -950,7 +950,7 @@ def _settled_by_quick(board, state, m, ksq):
     if frm > DROP_BASE:
         return True
     p = board[frm]
-    piece = p + 8 if m & PROMOTE_FLAG else p
+    piece = p + 8 if is_promotion(m) else p
     return piece_attacks_from(board, state, piece, to, ksq, frm)
 
 
@@ -1039,7 +1039,7 @@ def quick_mate_in_one(board, hands, state, out):
                 a_lo, a_hi = with_square(a_lo, a_hi, t)
                 if (fl_lo & ~a_lo) | (fl_hi & ~a_hi):
                     continue                         # a flight is left
-                m = np.int32(t | ((DROP_BASE + kind) << 7))
+                m = np.int32(make_drop(kind, t))
                 if _mates(board, hands, state, m, reply):
                     return m
     # Board moves onto the same squares, by the pieces that attack them.
@@ -1098,7 +1098,7 @@ def quick_mate_in_one(board, hands, state, out):
             n = emit_moves(out, _0, frm, t, p, c)
             for i in range(n):
                 m = out[i]
-                piece = p + 8 if m & PROMOTE_FLAG else p
+                piece = p + 8 if is_promotion(m) else p
                 if not piece_attacks_from(board, state, piece, t, ksq, frm):
                     continue
                 if flights_known:

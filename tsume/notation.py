@@ -1,40 +1,11 @@
-"""Move text: USI strings <-> integer moves, Japanese (KI2-style, SPEC §4.1) and KIF (SPEC §4.3)
-move text. The Japanese/KIF part is output code: plain Python, not numba."""
+"""Move text: USI strings <-> integer moves (encoded as move.py says), Japanese (KI2-style,
+SPEC §4.1) and KIF (SPEC §4.3) move text. The Japanese/KIF part is output code: plain
+Python, not numba."""
 import unicodedata as _ud
 from functools import lru_cache
 
 from . import pieces as P
-
-DROP_BASE = 81          # a drop's "from" field is DROP_BASE + kind
-PROMOTE_FLAG = 1 << 14
-
-
-def move_to(move):
-    return move & 127
-
-
-def move_from(move):
-    return (move >> 7) & 127
-
-
-def is_drop(move):
-    return move_from(move) > DROP_BASE
-
-
-def is_promotion(move):
-    return bool(move & PROMOTE_FLAG)
-
-
-def drop_kind(move):
-    return move_from(move) - DROP_BASE
-
-
-def make_move(frm, to, promote=False):
-    return to | (frm << 7) | (PROMOTE_FLAG if promote else 0)
-
-
-def make_drop(kind, to):
-    return to | ((DROP_BASE + kind) << 7)
+from .move import drop_kind, is_drop, is_promotion, make_drop, make_move, move_from, move_to
 
 
 def square_to_usi(sq):

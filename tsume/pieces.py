@@ -8,7 +8,7 @@ Encoding (shared by the Python layer and the numba kernels):
 * kinds: P L N S B R G K = 1..8, promoted P L N S B R = 9..14 (kind + 8).
 * hands are packed into one int64 per colour (see ``HAND_SHIFT``) so that hand
   superiority ("hand A holds at least hand B") is one subtraction and one mask.
-* a move is an int: ``to | from << 7 | promote << 14``; a drop has ``from = 81 + kind``.
+* moves are ints, encoded as move.py describes.
 """
 import numpy as np
 
@@ -92,12 +92,8 @@ for _k, (_s, _bits) in _layout.items():
 
 
 # The same layout as Python ints, for the Python side (numpy scalar arithmetic is slow).
+# One kind's count in compiled code is movegen.hand_count; Python code unpacks the hand.
 _HAND_FIELDS = {_k: (int(HAND_SHIFT[_k]), int(HAND_MASK[_k])) for _k in HAND_KINDS}
-
-
-def hand_count(packed, kind):
-    shift, mask = _HAND_FIELDS[kind]
-    return (int(packed) >> shift) & mask
 
 
 def pack_hand(counts):

@@ -1,24 +1,19 @@
-"""The position model: three small numpy arrays that numba kernels take as they are.
+"""The Position class: a small Python API over the three arrays of state.py.
 
-``board``  int8[81]   piece code per square (see pieces.py)
-``hands``  int64[2]   packed hand of Black and of White
-``state``  int64[10]  side to move, board Zobrist key (side included, hands excluded),
-                      Black king square, White king square (-1 when absent), then
-                      square sets (see squareset.py): Black's pieces, White's pieces,
-                      the sliders of both (lance, bishop, rook, horse, dragon)
+Moves go in and out as USI strings (or the integers of move.py). Position stands above
+what it uses: movegen.py for the moves, notation.py for move text, the format codecs
+(formats/sfen.py, kif.py, csa.py) for SFEN, KIF and CSA; none of those imports this
+module, they take the arrays or any object with the queries below. They are imported
+inside the methods so that ``import tsume`` loads neither numba nor the formats
+package (whose read_problems imports this module).
 
-The board key leaves the hands out on purpose: the transposition table stores the
-attacker's hand beside the key so that hand superiority can be used on lookup.
+``split_sfen`` and ``parse_sfen`` are the SFEN readers that return a Position.
 """
 import numpy as np
 
 from . import pieces as P
 from .errors import PositionError
-
-SIDE, KEY, KING_SQ = 0, 1, 2   # state[KING_SQ + colour] is that colour's king square
-OCCUPIED = 4                   # state[OCCUPIED + 2 * colour + word]: that colour's pieces
-SLIDERS = 8                    # state[SLIDERS + word]: the sliders of both colours
-STATE_SIZE = 10
+from .state import KEY, KING_SQ, SIDE, STATE_SIZE
 
 
 class Position:
@@ -38,7 +33,6 @@ class Position:
     def from_sfen(cls, text):
         """Parse ``board side hands [ply] [moves ...]`` (optionally prefixed by
         ``sfen`` or ``position sfen``); moves after ``moves`` are played."""
-        from .formats.sfen import parse_sfen
         return parse_sfen(text)
 
     @classmethod
@@ -163,3 +157,22 @@ class Position:
         """Play an integer move without a legality check (the caller knows it is legal)."""
         from . import movegen
         movegen.push(self, move)
+
+
+# ---------------------------------------------------------------- SFEN in
+def split_sfen(text):
+    """(start Position, [USI moves]) from any form formats/sfen.py accepts; the moves are
+    not played. Raises FormatError on malformed text."""
+    from .formats.sfen import sfen_to_arrays
+    board, hands, side, moves = sfen_to_arrays(text)
+    return Position(board, hands, side), moves
+
+
+def parse_sfen(text, play_moves=True):
+    """Position from any accepted form. Raises FormatError on malformed text; moves
+    after ``moves`` are replayed (legality checked) unless play_moves is false."""
+    from .formats.sfen import play_usi_moves
+    pos, moves = split_sfen(text)
+    if play_moves:
+        play_usi_moves(pos, moves)
+    return pos

@@ -311,7 +311,7 @@ class Engine:
         """Import the solver and load (or compile) every numba function a search uses,
         with a 3-ply problem on a tiny table."""
         try:
-            from .formats.sfen import parse_sfen
+            from .position import parse_sfen
             from .pipeline import warm_up
             from .validate import validate
             s3 = "8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1"
@@ -590,7 +590,7 @@ class Engine:
 
     def cmd_position(self, args, line):
         from .errors import TsumeError
-        from .formats.sfen import split_sfen
+        from .position import split_sfen
         self._start = None
         self.position = None
         try:

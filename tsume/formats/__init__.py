@@ -4,9 +4,11 @@
 KIF/BOD diagrams, CSA records) and never raises for bad content: whatever cannot be
 read or is not a valid problem comes back as a Problem whose ``error`` says why.
 
-The format readers (sfen.py, kif.py, csa.py) yield ``Parsed`` records: the position
-exactly as written plus what is needed to finish it; ``_finish`` then applies the
-defender-hand policy (SPEC §2.2), validates (validate.py) and replays move lists.
+The format readers (sfen.py, kif.py, csa.py) yield ``Parsed`` records (common.py): the
+position's arrays exactly as written plus what is needed to finish it; ``_finish`` then
+makes the Position, applies the defender-hand policy (SPEC §2.2), validates (validate.py)
+and replays move lists. The readers and writers sit below position.py (Position.from_sfen
+and .to_kif use them), this module above it.
 """
 import os
 import re
@@ -14,11 +16,12 @@ import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 from .. import pieces as P
 from ..errors import FormatError, TsumeError
 from ..position import Position
+from .common import Parsed
 
 POLICIES = ("auto", "rest", "literal")
 # One input (a file or stdin) is read up to this size: a problem file is kilobytes, and
@@ -33,20 +36,6 @@ class Problem:
     metadata: dict              # title, author, moves (作意, USI), header, format, fields
     error: str | None = None    # one line, without the source prefix
     warnings: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Parsed:
-    """One problem as a format reader understood it, before policy and validation."""
-    where: str                          # ":line" or "#record", appended to the source name
-    position: Position | None = None    # start position, hands as written
-    metadata: dict = field(default_factory=dict)
-    rest_colours: tuple = ()            # colours whose hand the file gives as "the rest"
-    history: list = field(default_factory=list)   # USI moves leading to the problem (SFEN)
-    # 作意: callable(position) -> (USI moves, warning or None); None when the file has no moves
-    solution: Callable | None = None
-    warnings: list = field(default_factory=list)
-    error: str | None = None            # set by the reader when it could not build a position
 
 
 # ---------------------------------------------------------------- input
@@ -235,10 +224,11 @@ def _parse(fmt, text):
 
 
 def _sfen_parsed(lineno, sfen_text, fields):
-    from .sfen import split_sfen
+    from .sfen import sfen_to_arrays
     parsed = Parsed(f":{lineno}", metadata={"fields": fields} if fields else {})
     try:
-        parsed.position, parsed.history = split_sfen(sfen_text)
+        board, hands, side, parsed.history = sfen_to_arrays(sfen_text)
+        parsed.arrays = (board, hands, side)
     except TsumeError as e:
         parsed.error = _one_line(str(e))
     return parsed
@@ -249,9 +239,9 @@ def _finish(name, fmt, parsed, policy):
     metadata.update(parsed.metadata)
     source = name + parsed.where
     warnings = list(parsed.warnings)
-    if parsed.error is not None or parsed.position is None:
+    if parsed.error is not None or parsed.arrays is None:
         return Problem(source, None, metadata, error=parsed.error or "no position", warnings=warnings)
-    pos = parsed.position
+    pos = Position(*parsed.arrays)
     try:
         warnings += apply_defender_hand(pos, parsed.rest_colours, policy)
         from ..validate import validate

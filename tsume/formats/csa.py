@@ -10,9 +10,8 @@ import numpy as np
 
 from .. import pieces as P
 from ..errors import FormatError
-from ..position import Position
-from . import Parsed
-from .sfen import STARTPOS, pack_checked, split_sfen
+from .common import Parsed
+from .sfen import STARTPOS, pack_checked, sfen_to_arrays
 
 _MOVE = re.compile(r"^([+-])([0-9])([0-9])([1-9])([1-9])([A-Z]{2})$")
 _ITEM = re.compile(r"([0-9])([0-9])([A-Z]{2})")
@@ -160,18 +159,18 @@ def _parse_record(record):
             box.hands[all_to][k] += box.left[k]
             box.left[k] = 0
     hands = np.array([pack_checked(box.hands[0]), pack_checked(box.hands[1])], dtype=np.int64)
-    pos = Position(box.board, hands, side)
+    arrays = (box.board, hands, side)
     metadata = {"header": header, "title": header.get("TITLE") or header.get("EVENT"),
                 "author": header.get("AUTHOR")}
     # 00AL for the defender is 玉方残り駒全部; for the attacker it is just his hand.
     rest = (all_to,) if all_to is not None and all_to != side else ()
     solution = (lambda position: csa_moves_to_usi(position, moves)) if moves else None
-    return Parsed("", pos, metadata, rest_colours=rest, solution=solution, warnings=warnings)
+    return Parsed("", arrays, metadata, rest_colours=rest, solution=solution, warnings=warnings)
 
 
 def _even(box, removals, lineno):
     """PI: the even start position, minus the pieces named in ``ffXX`` items."""
-    board = split_sfen(STARTPOS)[0].board
+    board = sfen_to_arrays(STARTPOS)[0]
     if _ITEM.sub("", removals.strip()):
         raise FormatError(f"bad PI piece list {removals[:30]!r}", lineno)
     for m in _ITEM.finditer(removals):
@@ -272,8 +271,8 @@ def write_csa(position, moves=None, title=None):
             out.append(f"P{sign}{items}")
     out.append("+" if position.side_to_move == P.BLACK else "-")
     if moves is not None:
-        from ..notation import (drop_kind, is_drop, is_promotion, move_from, move_to,
-                                move_to_usi, usi_to_move)
+        from ..move import drop_kind, is_drop, is_promotion, move_from, move_to
+        from ..notation import move_to_usi, usi_to_move
         pos = position.copy()
         moves = list(moves)
         for mv in moves:

@@ -1,7 +1,7 @@
 """KIF / BOD board diagrams (柿木 format, SPEC §3.2): reader and writer.
 
 The reader takes a decoded text, splits it into one chunk per board diagram and yields
-``Parsed`` records (see formats/__init__.py). It is lenient about layout (2- or 3-column
+``Parsed`` records (see formats/common.py). It is lenient about layout (2- or 3-column
 cells, rank column present or not, hands before or after the grid, arabic counts) and
 strict about content (unknown pieces, bad hand items, a grid that is not 9×9).
 Move lines become the 作意; KIF gives the source square, so turning them into USI only
@@ -13,9 +13,9 @@ import numpy as np
 
 from .. import pieces as P
 from ..errors import FormatError
-from ..position import Position
-from . import Parsed
-from .sfen import STARTPOS, pack_checked, split_sfen
+from ..move import move_to
+from .common import Parsed
+from .sfen import STARTPOS, pack_checked, sfen_to_arrays
 
 _BORDER = re.compile(r"^\s*\+-{5,}\+?\s*$")
 _FILES_LINE = re.compile(r"^[\s　]*(?:[1-9１-９][\s　]*){5,9}$")
@@ -161,7 +161,7 @@ def _parse_chunk(lines, start, end):
     if grid_state == "done":
         board = np.array([p for rank in _files_first(grid) for p in rank], dtype=np.int8)
     elif header.get("手合割", "").strip() == "平手":
-        board = split_sfen(STARTPOS)[0].board
+        board = sfen_to_arrays(STARTPOS)[0]
     else:
         raise FormatError("no board diagram found"
                           + (f" (手合割 {header['手合割'][:10]!r} needs one)" if "手合割" in header else ""),
@@ -171,10 +171,10 @@ def _parse_chunk(lines, start, end):
         side = P.WHITE if moves and moves[0][1].startswith(("△", "☖")) else P.BLACK
     counts = [hands.get(c) if isinstance(hands.get(c), dict) else {} for c in (P.BLACK, P.WHITE)]
     packed = np.array([pack_checked(_full(counts[0])), pack_checked(_full(counts[1]))], dtype=np.int64)
-    pos = Position(board, packed, side)
+    arrays = (board, packed, side)
     rest = tuple(c for c in (P.BLACK, P.WHITE) if hands.get(c) == "rest")
     solution = (lambda position: kif_moves_to_usi(position, moves)) if moves else None
-    return Parsed(f":{start + 1}", pos, metadata, rest_colours=rest, solution=solution,
+    return Parsed(f":{start + 1}", arrays, metadata, rest_colours=rest, solution=solution,
                   warnings=warnings)
 
 
@@ -310,7 +310,7 @@ def kif_moves_to_usi(position, moves):
             move = kif_move_to_usi(position, text, previous_to)
             if move is None:
                 break
-            previous_to = position.push_usi(move) & 127
+            previous_to = move_to(position.push_usi(move))
         except (FormatError, ValueError) as e:
             msg = str(e).split(" in ")[0] if isinstance(e, ValueError) else str(e)
             return usi, (f"line {lineno}: move {number} ({text[:20]}) not played: {msg}; "

@@ -4,6 +4,9 @@ Accepted forms: ``board side hands [ply]``, optionally prefixed by ``sfen`` or
 ``position sfen``, ``position startpos``, each optionally followed by ``moves m1 m2 ...``.
 A problem file holds one such string per line, optionally followed by TAB-separated
 fields (the layout of shared/problems/*.tsv); ``#`` lines and blank lines are skipped.
+
+Arrays in, arrays out: position.py makes the Position (Position.from_sfen, split_sfen,
+parse_sfen) and calls the writer here for Position.sfen().
 """
 import re
 
@@ -11,7 +14,6 @@ import numpy as np
 
 from .. import pieces as P
 from ..errors import FormatError
-from ..position import Position
 
 STARTPOS = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 
@@ -33,8 +35,8 @@ def looks_like_sfen(line):
     return bool(tokens) and bool(BOARD_TOKEN_RE.match(tokens[0]))
 
 
-def split_sfen(text):
-    """(start position, [USI moves]) from any accepted form; moves are not played."""
+def sfen_to_arrays(text):
+    """(board, hands, side, [USI moves]) from any accepted form; moves are not played."""
     tokens = text.split()
     if tokens[:1] == ["position"]:
         tokens = tokens[1:]
@@ -57,7 +59,7 @@ def split_sfen(text):
         raise FormatError(f"side to move must be b or w, not {tokens[1][:20]!r}")
     side = P.BLACK if tokens[1] == "b" else P.WHITE
     hands = _parse_hands(tokens[2])
-    return Position(board, hands, side), moves
+    return board, hands, side, moves
 
 
 def play_usi_moves(pos, moves):
@@ -67,15 +69,6 @@ def play_usi_moves(pos, moves):
             pos.push_usi(m)
         except ValueError:
             raise FormatError(f"illegal or malformed move {i + 1} {m[:20]!r} after the SFEN") from None
-
-
-def parse_sfen(text, play_moves=True):
-    """Position from any accepted form. Raises FormatError on malformed text; moves
-    after ``moves`` are replayed (legality checked) unless play_moves is false."""
-    pos, moves = split_sfen(text)
-    if play_moves:
-        play_usi_moves(pos, moves)
-    return pos
 
 
 def _parse_board(text):
