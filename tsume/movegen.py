@@ -895,8 +895,8 @@ def mate_in_one(board, hands, state, out):
     out needs 2 * MAX_MOVES room (the second half holds the replies).
     quick_mate_in_one first: it settles every check it looks at, most by set tests
     without playing them; only the checks it does not look at are then played (the
-    root's mate in three and depth-limited searches use this; yo_mate3-7 solved 6-9%
-    faster than when every check was played)."""
+    root's mate in three and depth-limited searches use this: faster than playing
+    every check)."""
     found = quick_mate_in_one(board, hands, state, out)
     if found >= 0:
         return found

@@ -16,8 +16,7 @@ the memory is fixed by --hash and a long search never runs out of it.
 A search may use only the first clusters of the arrays (views of them: the cluster
 count comes from the arrays' length) and move to a larger prefix as it grows
 (tt_grow). A short search then stays within a few megabytes, where lookups meet far
-fewer cache and TLB misses than across the whole table: yo_mate5/7/11 10%/15%/21%
-faster in a 2.4 MB table than in 256 MB.
+fewer cache and TLB misses than across the whole table (bench/MEASUREMENTS.md).
 """
 import mmap
 from typing import NamedTuple
