@@ -6,7 +6,7 @@ from tsume import pipeline
 from tsume.position import Position
 from tsume.progress import StatusLine
 
-from test_cli import S3_SFEN
+from test_cli import PROBLEMS, S3_SFEN, run
 
 
 def test_status_line_throttles_and_clears():
@@ -42,3 +42,21 @@ def test_the_pipeline_reports_its_phases():
     assert [p for p in ("length", "mudaai", "yozume") if p in phases] == ["length", "mudaai", "yozume"]
     assert [c[1] for c in calls] == sorted(c[1] for c in calls)     # nodes only grow
     assert calls[-1][1] == result.nodes
+
+
+def test_cli_shows_the_status_line_on_a_terminal_only(monkeypatch):
+    import tsume.cli
+    import tsume.progress
+
+    class Eager(StatusLine):
+        def __init__(self, stream=None):
+            super().__init__(stream, interval=0.0)
+
+    monkeypatch.setattr(tsume.progress, "StatusLine", Eager)
+    result = run("solve", PROBLEMS / "s3.sfen")
+    assert "nodes/s" not in result.stderr
+    monkeypatch.setattr(tsume.cli, "_stderr_is_terminal", lambda: True)
+    result = run("solve", PROBLEMS / "s3.sfen")
+    assert result.exit_code == 0
+    assert "\rproof: " in result.stderr and "nodes/s" in result.stderr
+    assert result.stderr.rstrip(" ").endswith("\r")          # cleared at the end

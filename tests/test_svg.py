@@ -1,5 +1,6 @@
 """The board picture (svg.py, issue #47): valid standalone SVG with 81 squares, the
 position's pieces by kind and colour, both hands, coordinates; `show`/`solve --format svg`."""
+import os
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -8,7 +9,7 @@ from tsume import pieces as P
 from tsume.position import Position
 from tsume.svg import board_svg, kanji_count
 
-from test_cli import S3_SFEN
+from test_cli import PROBLEMS, S3_SFEN, run
 
 SVG = "{http://www.w3.org/2000/svg}"
 # Every kind on the board, both colours, promoted ones too; hands on both sides.
@@ -78,3 +79,18 @@ def test_svg_is_deterministic_and_standalone():
 
 def test_kanji_counts():
     assert [kanji_count(n) for n in (2, 9, 10, 11, 18)] == ["二", "九", "十", "十一", "十八"]
+
+
+def test_show_and_solve_draw_svg(tmp_path):
+    result = run("show", "-f", "svg", PROBLEMS / "s3.kif")
+    assert result.exit_code == 0
+    root = ET.fromstring(result.stdout)
+    texts = ["".join(t.itertext()) for t in root.iter(SVG + "text")]
+    assert "作意 (3手)：▲１二歩　△同玉　▲１三香" in texts
+    result = run("solve", "-f", "svg", PROBLEMS / "s3.sfen")
+    root = ET.fromstring(result.stdout)
+    texts = ["".join(t.itertext()) for t in root.iter(SVG + "text")]
+    assert "▲１二歩　△同玉　▲１三香　まで3手詰" in texts
+    assert any(t.startswith("完全作") for t in texts)
+    result = run("show", "-f", "svg", "--out-dir", tmp_path, PROBLEMS / "tanuki.tsv")
+    assert sorted(os.listdir(tmp_path)) == ["tanuki_2.svg", "tanuki_3.svg", "tanuki_4.svg"]
