@@ -58,9 +58,9 @@ def test_text_report_is_an_aligned_table_with_totals():
                _rec("b.sfen:1", status="nomate"), record("bad.sfen:1", error="bad SFEN")]
     lines = text_report(records).splitlines()
     assert lines[0].split() == ["id", "published", "ours", "strict", "verdict", "flags", "time"]
-    assert lines[1].split() == ["s3", "—", "3", "3", "詰み", "完全作", "0.25"]
+    assert lines[1].split() == ["s3", "-", "3", "3", "詰み", "完全作", "0.25"]
     assert lines[2].split()[:6] == ["tanuki.tsv:2", "5", "3", "3", "詰み", "完全作"]
-    assert lines[4].split()[-3:] == ["エラー", "—", "—"]
+    assert lines[4].split()[-3:] == ["エラー", "-", "-"]
     # Columns line up, wide characters counting two.
     from tsume.notation import display_width
     starts = {display_width(line[:line.index("詰み" if "詰み" in line else "不詰")])
@@ -80,6 +80,20 @@ def test_read_records_from_jsonl_and_json():
     # A record missing keys (an older run) gets their defaults.
     records, _ = read_records(json.dumps({"source": "x", "status": "nomate"}))
     assert records[0]["yozume"] == [] and records[0]["sfen"] is None
+
+
+def test_page_of_a_long_line_pictures_its_first_plies():
+    """Past MAX_STEP_PLIES the moves are listed without pictures (a page stays small);
+    a record whose moves do not replay says where."""
+    from tsume.report import MAX_STEP_PLIES, html_report
+    shuffle = ["5i5h", "5a5b", "5h5i", "5b5a"] * ((MAX_STEP_PLIES + 20) // 4)
+    rec = _rec(sfen="4k4/9/9/9/9/9/9/9/4K4 b - 1", moves=shuffle, status="unknown")
+    page = html_report([rec, _rec(moves=["P*1b", "1a1b", "1b1a"])])
+    first, second = page.split('<section class="problem" id="p2"')
+    assert first.count("<figure") == MAX_STEP_PLIES + 1
+    assert first.count('<li class="more">') == len(shuffle) - MAX_STEP_PLIES
+    assert f"positions shown up to ply {MAX_STEP_PLIES}" in first
+    assert second.count("<figure") == 3 and "3手目 1b1a cannot be played" in second
 
 
 def test_report_command(tmp_path):

@@ -191,9 +191,11 @@ def totals(rows):
     return text + f"; {seconds:.2f} s"
 
 
-def _cell(value):
+def _cell(value, none="-"):
+    """A cell's text; `none` for nothing (an ASCII hyphen in the text table: a dash is
+    of ambiguous width, two columns on some CJK terminals)."""
     if value is None:
-        return "—"
+        return none
     return str(value)
 
 
@@ -206,8 +208,8 @@ def text_report(records):
     from .notation import display_width
     rows = [summary_row(rec) for rec in records]
     table = [HEADERS] + [(row.id, _cell(row.published), _cell(row.ours), _cell(row.strict),
-                          row.verdict, " ".join(row.flags) or "—",
-                          "—" if row.seconds is None else f"{row.seconds:.2f}")
+                          row.verdict, " ".join(row.flags) or "-",
+                          "-" if row.seconds is None else f"{row.seconds:.2f}")
                          for row in rows]
     widths = [max(display_width(line[i]) for line in table) for i in range(len(HEADERS))]
     right = {1, 2, 3, 6}           # numbers line up on the right
@@ -320,8 +322,9 @@ def _table_html(rows):
         out.append(
             f'<tr class="v-{_e(status)}"><td class="num">{n}</td>'
             f'<td><a href="#p{n}">{_e(row.id)}</a></td>'
-            f'<td class="num">{_e(_cell(row.published))}</td><td class="num">{_e(_cell(row.ours))}</td>'
-            f'<td class="num">{_e(_cell(row.strict))}</td>'
+            f'<td class="num">{_e(_cell(row.published, "—"))}</td>'
+            f'<td class="num">{_e(_cell(row.ours, "—"))}</td>'
+            f'<td class="num">{_e(_cell(row.strict, "—"))}</td>'
             f'<td class="verdict v-{_e(status)}">{_e(row.verdict)}</td><td>{_flag_html(row)}</td>'
             f'<td class="num">{"—" if row.seconds is None else f"{row.seconds:.2f}"}</td></tr>')
     out += ["</tbody>", "</table>"]
