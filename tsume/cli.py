@@ -25,7 +25,8 @@ from .limits import MAX_NODES
 from .result import RECORD_KEYS, STATUSES, record
 
 PROBLEM_SUFFIXES = (".sfen", ".txt", ".tsv", ".kif", ".kifu", ".bod", ".csa")
-OUTPUT_FORMATS = ("text", "json", "jsonl", "kif", "usi")
+OUTPUT_FORMATS = ("text", "json", "jsonl", "kif", "usi", "svg", "html")
+OUT_DIR_FORMATS = ("kif", "svg", "html", "json", "jsonl")   # --out-dir: files a viewer opens
 JSON_KEYS = RECORD_KEYS
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_NOT_COMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_OUTPUT = 4            # standard output cannot be written (a full disk)
@@ -301,7 +302,7 @@ _DEFENDER_HAND_HELP = (
 
 class _Group(click.Group):
     def list_commands(self, ctx):
-        return ["solve", "show", "usi"]     # in this order, not alphabetical
+        return ["solve", "show", "report", "usi"]     # in this order, not alphabetical
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -349,6 +350,10 @@ Output (--format):
   jsonl  one JSON object per line, written as soon as each problem is done
   kif    a KIF record (board + main line) per problem, blank-line separated
   usi    'SOURCE<TAB>checkmate MOVES' / 'checkmate nomate' / 'checkmate timeout'
+  svg    the board picture per problem, the answer under it (SVG documents one
+         after another: use --out-dir for a file each)
+  html   one self-contained page at the end: a summary table, and per problem its
+         board, main line (stepped through) and verdict (see 'tsume report')
 
 Every bad input gives one line 'SOURCE: MESSAGE' on stderr; the others are still solved.
 Exit status: 0 all inputs read (whatever the verdicts), 2 some input invalid (or bad
@@ -379,10 +384,17 @@ closed, 130 interrupted.""")
 @click.option("--strict", is_flag=True,
               help="Exit with 3 when any problem is not a complete work (完全作).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print warnings (errors still go to stderr).")
+@click.option("--out-dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Write one file per problem into DIR, named by its id, in the --format "
+              "(kif, svg, html, json/jsonl: .json), and print each file's path.")
+@click.option("--encoding", type=click.Choice(("utf-8", "cp932"), case_sensitive=False),
+              default="utf-8", show_default=True,
+              help="KIF output's encoding: utf-8 (files .kifu) or cp932 (files .kif, CRLF, "
+              "as Kifu for Windows reads).")
 @click.pass_context
 def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yozume_nodes,
-          jobs, strict, quiet):
-    error = _table_error(hash_mb, jobs)
+          jobs, strict, quiet, out_dir, encoding):
+    error = _table_error(hash_mb, jobs) or _output_usage_error(fmt, out_dir, encoding.lower())
     if error:
         click.echo(f"tsume: {error}", err=True)
         ctx.exit(EXIT_BAD_INPUT)
@@ -391,11 +403,21 @@ def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yo
               "yozume": yozume, "yozume_nodes": yozume_nodes}
     records = []
     progress = _Progress(enabled=_stderr_is_terminal())
+    if progress.enabled and jobs == 1:
+        from .progress import StatusLine
+        limits["progress"] = StatusLine()     # a long problem's phase, nodes and time
     state = {"first": True}
+    out = _out_dir(out_dir) if out_dir else None
+    pages = []                                # --format html: the records, as the page reads them
 
     def finish(item, rec):
         records.append(rec)
-        _emit(fmt, item, rec, state["first"])
+        if fmt == "html" and out is None:
+            pages.append(_with_metadata(item, rec))
+        elif out is not None:
+            _write_file(out, fmt, item, rec, encoding.lower())
+        else:
+            _emit(fmt, item, rec, state["first"], encoding.lower())
         state["first"] = False
         progress.done(rec)
 
@@ -433,8 +455,11 @@ def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yo
         progress.clear()            # main's message gets a line of its own
         raise
     progress.close(records)
-    if fmt == "json":
+    if fmt == "json" and out is None:
         _write(_dumps(records, indent=2))
+    if fmt == "html" and out is None:
+        from .report import html_report
+        _write(html_report(pages), nl=False)
     code = run.exit_code
     if code == EXIT_OK and strict and any(not r["complete"] for r in records):
         code = EXIT_NOT_COMPLETE
@@ -577,8 +602,9 @@ class _Progress:
                    f"{time.perf_counter() - self.start_time:.1f} s", err=True)
 
 
-def _emit(fmt, item, rec, first):
-    """Write one finished problem in the streaming formats (json waits for the end)."""
+def _emit(fmt, item, rec, first, encoding="utf-8"):
+    """Write one finished problem in the streaming formats (json and html wait for the
+    end)."""
     if fmt == "jsonl":
         _write(_dumps(rec))
     elif fmt == "text":
@@ -596,7 +622,70 @@ def _emit(fmt, item, rec, first):
             _write(f"{item.source}\t{checkmate_line(rec)}")
     elif fmt == "kif":
         if rec["status"] != "error":
-            _write(("" if first else "\n") + _kif_text(item, rec), nl=False)
+            text = ("" if first else "\n") + _kif_text(item, rec)
+            if encoding != "utf-8":
+                from .outdir import encode_kif
+                text = encode_kif(text, encoding)[0]
+            _write(text, nl=False)
+    elif fmt == "svg":
+        if item.position is not None:
+            _write(_svg_text(item, rec), nl=False)
+
+
+def _svg_text(item, rec=None):
+    """The board picture of a problem; under it the answer (solve) or the title and the
+    file's 作意 (show)."""
+    from .report import caption
+    from .svg import board_svg
+    lines = [*_title_lines(item), *(caption(rec) if rec is not None else _solution_lines(item))]
+    return board_svg(item.position, caption=lines, title=item.source)
+
+
+def _with_metadata(item, rec):
+    """The record with what the report reads beside it (the 作意, a TSV's columns)."""
+    return rec if "metadata" in rec else {**rec, "metadata": item.metadata}
+
+
+def _output_usage_error(fmt, out_dir, encoding):
+    if out_dir is not None and fmt not in OUT_DIR_FORMATS:
+        return f"--out-dir writes {', '.join(OUT_DIR_FORMATS)} files, not {fmt}"
+    if encoding != "utf-8" and fmt != "kif":
+        return f"--encoding {encoding} is for kif output only"
+    return None
+
+
+def _out_dir(path):
+    from .outdir import OutDir
+    try:
+        return OutDir(path)
+    except OSError as exc:
+        raise _OutputError(OSError(exc.errno, f"{path}: {exc.strerror or exc}")) from exc
+
+
+def _write_file(out, fmt, item, rec, encoding="utf-8"):
+    """--out-dir: the problem's file (nothing for a problem without a board, whose
+    error line said why); its path goes to standard output. `rec` None: the picture
+    of a problem read, not solved (show)."""
+    from .outdir import SUFFIXES, encode_kif, kif_suffix
+    drawn = item.position is not None and (fmt != "kif" or rec["status"] != "error")
+    if fmt not in ("json", "jsonl") and not drawn:
+        return
+    name = out.name_for(rec or {"source": item.source})
+    if fmt == "kif":
+        data, suffix = encode_kif(_kif_text(item, rec), encoding)[0], kif_suffix(encoding)
+    elif fmt == "svg":
+        data, suffix = _svg_text(item, rec), SUFFIXES[fmt]
+    elif fmt == "html":
+        from .report import html_report, problem_id
+        data = html_report([_with_metadata(item, rec)], title=problem_id(rec))
+        suffix = SUFFIXES[fmt]
+    else:
+        data, suffix = _dumps(rec, indent=2) + "\n", SUFFIXES[fmt]
+    try:
+        path = out.write(name, suffix, data)
+    except OSError as exc:
+        raise _OutputError(exc) from exc
+    _write(path)
 
 
 def _kif_text(item, rec):
@@ -609,7 +698,8 @@ def _kif_text(item, rec):
 
 @cli.command(help=f"""Print how the problems in PATHS were read: the source, the board
 diagram (BOD) and the SFEN with the defender's hand written out. Use it to check that a
-file was understood as intended.
+file was understood as intended. With --format svg: the board picture instead (SVG
+documents one after another, or a file each with --out-dir).
 
 {_input_help}
 
@@ -617,29 +707,80 @@ Errors and exit status as for 'tsume solve'.""")
 @click.argument("paths", nargs=-1, required=True, metavar="PATHS...")
 @click.option("--defender-hand", type=click.Choice(("auto", "rest", "literal")), default="auto",
               show_default=True, help=_DEFENDER_HAND_HELP)
+@click.option("--format", "-f", "fmt", type=click.Choice(("text", "svg")), default="text",
+              show_default=True, help="text: the diagram as text; svg: the board picture.")
+@click.option("--out-dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="With --format svg: write one .svg per problem into DIR, named by its "
+              "id, and print each file's path.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print warnings.")
 @click.pass_context
-def show(ctx, paths, defender_hand, quiet):
+def show(ctx, paths, defender_hand, fmt, out_dir, quiet):
+    if out_dir is not None and fmt != "svg":
+        click.echo("tsume: --out-dir writes svg files: add --format svg", err=True)
+        ctx.exit(EXIT_BAD_INPUT)
     run = _Run(quiet)
     first = True
+    out = _out_dir(out_dir) if out_dir else None
     try:
         for item in _items(paths, defender_hand):
             if not run.report(item):
                 continue
             try:
-                lines = [item.source, *_title_lines(item), _board_text(item.position),
-                         "sfen " + item.position.sfen(), *_solution_lines(item)]
+                if fmt == "svg":
+                    text = _svg_text(item)
+                else:
+                    lines = [item.source, *_title_lines(item), _board_text(item.position),
+                             "sfen " + item.position.sfen(), *_solution_lines(item)]
             except KeyboardInterrupt:
                 raise
             except Exception as exc:    # noqa: BLE001
                 run.error(item.source, f"internal error: {_describe(exc)}", internal=True)
                 continue
-            _write(("" if first else "\n") + "\n".join(lines))
+            if out is not None:
+                _write_file(out, fmt, item, None)
+            elif fmt == "svg":
+                _write(text, nl=False)
+            else:
+                _write(("" if first else "\n") + "\n".join(lines))
             first = False
     except KeyboardInterrupt:
         run.interrupted = True
         click.echo("tsume: interrupted", err=True)
     ctx.exit(run.exit_code)
+
+
+@cli.command(help="""Summarise a saved run: RUN is what 'tsume solve --format jsonl' (or json)
+wrote, a file or '-' for standard input. Prints a table (id, published length, ours,
+strict length, verdict, flags, time) with a totals line, or with --format html the
+page 'tsume solve --format html' writes.
+
+A line that is not a record gives one line 'RUN:LINE: MESSAGE' on stderr (exit status
+2); the others are still reported.""")
+@click.argument("run_path", metavar="RUN")
+@click.option("--format", "-f", "fmt", type=click.Choice(("text", "html")), default="text",
+              show_default=True, help="text: an aligned table; html: one self-contained page.")
+@click.pass_context
+def report(ctx, run_path, fmt):
+    from .report import html_report, read_records, text_report
+    try:
+        if run_path == "-":
+            data = sys.stdin.buffer.read()
+        elif not os.path.isfile(run_path):
+            raise OSError(errno.ENOENT, "no such file" if not os.path.exists(run_path)
+                          else "not a regular file")
+        else:
+            with open(run_path, "rb") as f:
+                data = f.read()
+        text = data.decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8"
+        click.echo(f"{_one_line(run_path, 400)}: cannot read: {_one_line(reason)}", err=True)
+        ctx.exit(EXIT_BAD_INPUT)
+    records, errors = read_records(text, run_path)
+    for message in errors:
+        click.echo(_one_line(message, 400), err=True)
+    _write(html_report(records) if fmt == "html" else text_report(records), nl=False)
+    ctx.exit(EXIT_BAD_INPUT if errors else EXIT_OK)
 
 
 @cli.command(help="""Run as a USI engine for shogi GUIs (将棋所, ShogiGUI, ShogiHome, Electron

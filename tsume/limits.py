@@ -63,14 +63,25 @@ class Limits:
 class Budget:
     """One problem's account: see the module's invariants."""
 
-    __slots__ = ("start", "deadline", "node_limit", "bounded")
+    __slots__ = ("start", "deadline", "node_limit", "bounded", "progress", "phase")
 
-    def __init__(self, limits=None, start=None):
+    def __init__(self, limits=None, start=None, progress=None):
         self.start = time.perf_counter() if start is None else start
         time_limit = limits.time_limit if limits is not None else None
         self.deadline = None if time_limit is None else self.start + time_limit
         self.node_limit = limits.nodes if limits is not None else None
         self.bounded = self.deadline is not None or self.node_limit is not None
+        # progress(phase, nodes, seconds): told how the problem goes, when a phase starts
+        # and after every slice of a search (a terminal's status line); None: nobody is.
+        self.progress = progress
+        self.phase = "proof"
+
+    def enter(self, phase, nodes):
+        """A phase of the answer starts (length, mudaai, yozume), the problem having
+        taken `nodes` so far."""
+        self.phase = phase
+        if self.progress is not None:
+            self.progress(phase, nodes, time.perf_counter() - self.start)
 
     def expired(self):
         """Has the deadline passed?"""

@@ -34,21 +34,29 @@ from .solver import (DEFAULT_HASH_MB, MAX_PLY, NO_LIMIT, REPROVE_NODES, REPROVE_
 QUERY_NODES = 20_000_000
 
 
-def solve(position, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, **options):
+def solve(position, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, progress=None,
+          **options):
     """Prove mate or no mate for the side to move; returns a Result (README "JSON
     schema"). `limits` is a limits.Limits; its fields may also be given as keywords
     (time_limit=, nodes=, answer=, yozume=, yozume_nodes=, mudaai=). `solver`: a
-    Solver to use (its table is reused), else one shared per thread and hash_mb."""
+    Solver to use (its table is reused), else one shared per thread and hash_mb.
+    `progress(phase, nodes, seconds)` is told how the solve goes: at the start of each
+    phase (proof, length, mudaai, yozume), after every slice of a search, and with
+    phase "done" when the solve ends, however it ends."""
     limits = _limits(limits or UNLIMITED, options) if options else (limits or UNLIMITED)
-    budget = Budget(limits)
+    budget = Budget(limits, progress=progress)
     solver = solver or shared_solver(hash_mb)
     solver.new_problem(budget)
     # The kernels leave the position as they found it, so without the answer (which
     # plays moves on it) the caller's own position serves.
     pos = position.copy() if limits.answer else position
-    result, proof_length = _prove(solver, pos)
-    if result.status == "mate" and limits.answer:
-        _answer(solver, pos, result, proof_length, limits, budget)
+    try:
+        result, proof_length = _prove(solver, pos)
+        if result.status == "mate" and limits.answer:
+            _answer(solver, pos, result, proof_length, limits, budget)
+    finally:
+        if progress is not None:
+            progress("done", solver.nodes, time.perf_counter() - budget.start)
     result.nodes = solver.nodes
     result.seconds = time.perf_counter() - budget.start
     return result
@@ -102,12 +110,14 @@ def _answer(solver, root, result, upper, limits, budget):
     """Phases 2-5 on a root proven mate within `upper` plies: fills `result` in place
     with the answer. Its line changes only to another verified one."""
     spent = solver.nodes
+    budget.enter("length", spent)
     finder = AnswerFinder(solver, root, QUERY_NODES, budget.analysis_nodes(spent),
                           budget.deadline, budget.length_until())
     moves, length, exact = strict_answer(finder, root, result.moves, upper)
     strict = moves
     mudaai = "not counted" if limits.mudaai else "counted"
     if limits.mudaai:
+        budget.enter("mudaai", solver.nodes)
         bound = length if exact else (finder.bound or upper)
         rule = rule_answer(solver, root, bound, moves, deadline=budget.deadline,
                            total_nodes=budget.rule_nodes(solver.nodes,
@@ -131,6 +141,7 @@ def _answer(solver, root, result, upper, limits, budget):
     yozume = [dict(ply=a["ply"], move=a["move"], kind="last-move", length=len(moves))
               for a in finder.last_move_alternatives]
     if limits.yozume:
+        budget.enter("yozume", solver.nodes)
         yozume = finder.yozume(moves, limits.yozume_nodes) + yozume
     result.moves, result.length, result.strict_length = list(moves), len(moves), len(strict)
     result.exact, result.mudaai = exact, mudaai

@@ -170,6 +170,7 @@ class Solver:
         budget = self.budget
         if budget.bounded:
             max_nodes, deadline = budget.clamp(max_nodes, deadline, self.nodes)
+        account, progress = budget, budget.progress
         spent = 0
         while True:
             budget = min(SLICE_NODES, max_nodes - spent) if max_nodes is not None else SLICE_NODES
@@ -197,6 +198,8 @@ class Solver:
                     self._nps = n / elapsed
             spent += n
             self.nodes += n
+            if progress is not None:
+                progress(account.phase, self.nodes, time.perf_counter() - account.start)
             if pn == 0 or dn == 0:
                 return pn, dn, None, length
             if stop == STOP_DEPTH:
