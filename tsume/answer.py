@@ -45,7 +45,7 @@ def stored_proof_length(solver, pos, attacker, salt):
 
 
 def line_of_length(root, length, proof_length, defences, max_steps=5_000, reprove=None,
-                   confirm=None):
+                   confirm=None, deadline=None):
     """The longest mating line of at most `length` plies (a proven bound of the root's
     mate) that can be read from stored proofs, if it claims nothing false; else None.
     proof_length(pos) is the shortest stored proof of pos (None if none): an upper
@@ -63,13 +63,15 @@ def line_of_length(root, length, proof_length, defences, max_steps=5_000, reprov
     check's proof) may be one where the defender left his longest defence, its proof
     unreadable, for a reply that loses sooner: it would claim a mate shorter than the
     shortest. Such a line is returned only if confirm(plies) proves a mate within its
-    length (without confirm, never)."""
+    length (without confirm, never). Past `deadline` the walk stops as if out of steps."""
     floor = length
     best_line = None
     moves, stack = [], []
     pos, steps = root.copy(), 0
     while True:
         steps += 1
+        if steps % 16 == 0 and deadline is not None and time.perf_counter() >= deadline:
+            steps = max_steps + 1      # (a walk has no budget of its own: the problem's)
         if steps <= max_steps and len(moves) < length:
             best = None
             for move in sorted(movegen.check_moves_of(pos), key=display_order):

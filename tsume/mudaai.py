@@ -399,7 +399,7 @@ class FutilityRule:
                     if not self.is_futile(pos, m)]
         return line_of_length(root, length,
                               lambda pos: stored_proof_length(self.solver, pos, self.attacker, salt),
-                              defences, reprove=reprove, confirm=confirm)
+                              defences, reprove=reprove, confirm=confirm, deadline=self.deadline)
 
 
 def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,

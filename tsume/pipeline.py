@@ -184,7 +184,8 @@ def strict_answer(finder, root, proof_line, upper):
         # search, as long as a proven bound and no longer than this one.
         reprove = finder.reprover(LINE_REPROVE_NODES)
         other = line_of_length(root, bound, proof_length, replies, reprove=reprove,
-                               confirm=lambda plies: reprove(root, plies) is not None)
+                               confirm=lambda plies: reprove(root, plies) is not None,
+                               deadline=finder.deadline)
         if other is not None and verify_mating_line(root, other):
             moves = other
     finder.henka, finder.last_move_alternatives = [], []

@@ -31,9 +31,11 @@ DEFAULT_HASH_MB = 256
 # Nodes of one slice of a search: between slices the time and stop requests are
 # looked at (a slice takes well under a second).
 SLICE_NODES = 200_000
-# Near a deadline a slice is cut to the nodes the last slices' speed fits in the time
-# left, but to no fewer than this.
+# With a deadline, a slice is cut to the nodes the last slices' speed fits in the time
+# left, or in DEADLINE_SLICE seconds if that is less (a machine that slows down mid-slice
+# then overruns by a fraction of that), but to no fewer than MIN_SLICE_NODES.
 MIN_SLICE_NODES = 4_096
+DEADLINE_SLICE = 0.2
 # A problem starts in the table's first FIRST_CLUSTERS clusters (295 KB, within the L2
 # cache) and moves to GROWTH times as many whenever its nodes reach the slots it has
 # (tt.py, Solver.grow): short searches stay where the caches and the TLB reach.
@@ -167,26 +169,30 @@ class Solver:
         control = self.control
         control[CTRL_WANT_LINE] = line
         control[CTRL_UNKNOWN_FUTILITY] = 0
-        budget = self.budget
-        if budget.bounded:
-            max_nodes, deadline = budget.clamp(max_nodes, deadline, self.nodes)
-        account, progress = budget, budget.progress
+        account = self.budget           # the problem's (limits.Budget)
+        if account.bounded:
+            max_nodes, deadline = account.clamp(max_nodes, deadline, self.nodes)
+        progress = account.progress
         spent = 0
         while True:
+            # `budget`: this slice's nodes
             budget = min(SLICE_NODES, max_nodes - spent) if max_nodes is not None else SLICE_NODES
             if budget <= 0:
                 return 1, 1, "node limit", -1
+            if self.clusters < self.total_clusters:
+                # The slice ends where the table grows: when the nodes reach its slots.
+                # (Growing first touches new memory, which can take a good part of a
+                # second: the clock is read after it.)
+                if self.nodes >= self.clusters * CLUSTER:
+                    self.grow()
+                budget = min(budget, self.clusters * CLUSTER - self.nodes)
             if deadline is not None:
                 now = time.perf_counter()
                 if now >= deadline:
                     return 1, 1, "time limit", -1
                 if self._nps is not None:
-                    budget = min(budget, max(MIN_SLICE_NODES, int(self._nps * (deadline - now))))
-            if self.clusters < self.total_clusters:
-                # The slice ends where the table grows: when the nodes reach its slots.
-                if self.nodes >= self.clusters * CLUSTER:
-                    self.grow()
-                budget = min(budget, self.clusters * CLUSTER - self.nodes)
+                    budget = min(budget, max(MIN_SLICE_NODES,
+                                             int(self._nps * min(deadline - now, DEADLINE_SLICE))))
             control[CTRL_NO_DEPTH_TERM] = self.nodes >= DEPTH_TERM_NODES
             started = time.perf_counter() if deadline is not None else None
             pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table, salt,
