@@ -128,7 +128,8 @@ def _answer(solver, root, result, upper, limits, budget):
                 mudaai = "not fully evaluated (budget)"
     if not verify_mating_line(root, moves, rule=limits.mudaai):
         return                                  # (never expected: the proof line stays)
-    yozume = [dict(ply=a["ply"], move=a["move"], kind="last-move", length=len(moves))
+    yozume = [dict(ply=a["ply"], move=a["move"], kind="last-move", length=len(moves),
+                   line=[a["move"]], budget=None)
               for a in finder.last_move_alternatives]
     if limits.yozume:
         yozume = finder.yozume(moves, limits.yozume_nodes) + yozume
