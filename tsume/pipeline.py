@@ -94,7 +94,9 @@ def _prove(solver, pos):
     leftover = (leftover_of_hand(end_hand) if end_hand is not None
                 else leftover_after(pos, moves, len(moves)))
     n = len(moves)      # (positional: a short problem's solve is a few µs)
-    return Result("mate", n, n, to_usi(moves), bool(leftover), leftover), int(proof_length)
+    result = Result("mate", n, n, to_usi(moves), bool(leftover), leftover)
+    result.strict_moves = list(result.moves)    # (a proof line counts every interposition)
+    return result, int(proof_length)
 
 
 # ---------------------------------------------------------------- 2-5. the answer
@@ -134,6 +136,7 @@ def _answer(solver, root, result, upper, limits, budget):
     if limits.yozume:
         yozume = finder.yozume(moves, limits.yozume_nodes) + yozume
     result.moves, result.length, result.strict_length = list(moves), len(moves), len(strict)
+    result.strict_moves = list(strict)
     result.exact, result.mudaai = exact, mudaai
     result.henka, result.yozume = finder.henka, yozume
     result.leftover = leftover_after(root, to_moves(moves), len(moves))

@@ -91,10 +91,12 @@ def _mate_lines(rec):
 # ---------------------------------------------------------------- USI
 def checkmate_line(rec):
     """The USI ``go mate`` answer (SPEC §4.2); no record (no search) is a timeout, and
-    a problem that could not be read is `error` (the CLI's usi format only)."""
+    a problem that could not be read is `error` (the CLI's usi format only). The line
+    is the strict one (every interposition played out), which ends in checkmate as a
+    GUI that replays it expects."""
     status = rec["status"] if rec is not None else "unknown"
     if status == "mate" and rec["moves"]:
-        return "checkmate " + " ".join(rec["moves"])
+        return "checkmate " + " ".join(rec.get("strict_moves") or rec["moves"])
     if status == "nomate":
         return "checkmate nomate"
     return "error" if status == "error" else "checkmate timeout"
