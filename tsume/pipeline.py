@@ -10,7 +10,9 @@ The phases run in turn on one Solver (one table) and draw from one Budget
 3. 無駄合   the length and line when futile interpositions are not counted
             (mudaai.rule_answer);
 4. 余詰     every other check along the line that also mates (AnswerFinder.yozume);
-5. result   the line replayed once more, the pieces left in hand, 完全作.
+5. result   the line replayed once more, the pieces left in hand, 完全作;
+6. tree     only when asked (Limits.tree): every other defender reply along the line
+            with its refutation, recursively (tree.py).
 
 A phase that runs out of budget leaves the answer "not exact", never wrong: the
 verified line of an earlier phase is reported, and ``reason`` / ``mudaai`` /
@@ -29,6 +31,7 @@ from .mudaai import rule_answer
 from .result import Result
 from .solver import (DEFAULT_HASH_MB, MAX_PLY, NO_LIMIT, REPROVE_NODES, REPROVE_NODES_MIN,
                      shared_solver)
+from .tree import solution_tree
 
 # Node cap of one length question of the answer (AnswerFinder.query_nodes).
 QUERY_NODES = 20_000_000
@@ -49,6 +52,8 @@ def solve(position, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, **opti
     result, proof_length = _prove(solver, pos)
     if result.status == "mate" and limits.answer:
         _answer(solver, pos, result, proof_length, limits, budget)
+        if limits.tree:
+            _tree(solver, pos, result, limits, budget)
     result.nodes = solver.nodes
     result.seconds = time.perf_counter() - budget.start
     return result
@@ -143,6 +148,15 @@ def _answer(solver, root, result, upper, limits, budget):
     result.komaamari = bool(result.leftover)
     result.complete = (limits.yozume and result.exact and not result.komaamari
                        and all(y["kind"] in ("last-move", "ukai") for y in result.yozume))
+
+
+def _tree(solver, root, result, limits, budget):
+    """Phase 6: the solution tree of the main line, under the 無駄合 rule when the line
+    was found under it, within the rest of the problem's budget."""
+    rule = result.mudaai in ("not counted", "not fully evaluated (budget)")
+    result.tree = solution_tree(solver, root, result.moves, rule=rule, depth=limits.tree_depth,
+                                deadline=budget.deadline,
+                                total_nodes=budget.tree_nodes(solver.nodes))
 
 
 def strict_answer(finder, root, proof_line, upper):

@@ -35,6 +35,7 @@ class Result:
     # construction of the ones above stays valid.)
     strict_moves: list = field(default_factory=list)  # the line counting every interposition:
                                     # it ends in checkmate (what USI `go mate` answers)
+    tree: dict | None = None        # the solution tree (tree.py), only when asked
 
     def fields(self):
         """The fields as plain data, JSON-ready (copies; numpy numbers made Python's)."""
