@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 import click
 
-from .render import checkmate_line, summary_line, verdict_lines
-from .limits import MAX_NODES
+from .render import checkmate_line, flaw_lines, summary_line, verdict_lines
+from .limits import MAX_NODES, TREE_MAX_MOVES
 from .result import RECORD_KEYS, STATUSES, record
 
 PROBLEM_SUFFIXES = (".sfen", ".txt", ".tsv", ".kif", ".kifu", ".bod", ".csa")
@@ -251,8 +251,8 @@ def _sakui(item, rec):
     sakui = item.metadata.get("moves")
     if not sakui or rec["status"] != "mate":
         return None
-    return {"moves": list(sakui), "length": len(sakui), "matches": rec["moves"] == list(sakui),
-            "hayazume": rec["length"] < len(sakui)}
+    from .sakui import compare
+    return compare(item.position, rec, sakui)
 
 
 def _solve_item(item, run, limits, fields=None):
@@ -347,7 +347,7 @@ Output (--format):
          {" ".join(JSON_KEYS[:6])}
          {" ".join(JSON_KEYS[6:])}
   jsonl  one JSON object per line, written as soon as each problem is done
-  kif    a KIF record (board + main line) per problem, blank-line separated
+  kif    a KIF record (board, main line and its 変化) per problem, blank-line separated
   usi    'SOURCE<TAB>checkmate MOVES' / 'checkmate nomate' / 'checkmate timeout'
 
 Every bad input gives one line 'SOURCE: MESSAGE' on stderr; the others are still solved.
@@ -378,10 +378,19 @@ closed, 130 interrupted.""")
               help="Solve in N processes (results are printed as they finish).")
 @click.option("--strict", is_flag=True,
               help="Exit with 3 when any problem is not a complete work (完全作).")
+@click.option("--tree", "tree", is_flag=True,
+              help="Also compute the solution tree (every other defender reply with its "
+              "refutation, 変化) and give it in the JSON key 'tree' (the kif format always "
+              "writes it).")
+@click.option("--tree-depth", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Levels of 変化 in the solution tree: 0 the main line alone, 1 every other "
+              "reply at its defender turns, 2 their own, and so on (default: every level "
+              f"until the tree holds {TREE_MAX_MOVES} moves; the first level is always "
+              "complete).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print warnings (errors still go to stderr).")
 @click.pass_context
 def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yozume_nodes,
-          jobs, strict, quiet):
+          jobs, strict, tree, tree_depth, quiet):
     error = _table_error(hash_mb, jobs)
     if error:
         click.echo(f"tsume: {error}", err=True)
@@ -389,6 +398,8 @@ def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yo
     run = _Run(quiet)
     limits = {"time_limit": time_limit, "nodes": nodes, "hash_mb": hash_mb,
               "yozume": yozume, "yozume_nodes": yozume_nodes}
+    if tree or fmt == "kif":        # (the tree costs searches: only when it is shown)
+        limits.update(tree=True, tree_depth=tree_depth)
     records = []
     progress = _Progress(enabled=_stderr_is_terminal())
     state = {"first": True}
@@ -589,7 +600,7 @@ def _emit(fmt, item, rec, first):
                 lines.append(_board_text(item.position))
             except Exception:   # noqa: BLE001 - the diagram is a courtesy; the verdict matters
                 pass
-        lines.extend(verdict_lines(rec))
+        lines.extend(verdict_lines(rec, item.position))
         _write("\n".join(lines))
     elif fmt == "usi":
         if rec["status"] != "error":
@@ -602,8 +613,9 @@ def _emit(fmt, item, rec, first):
 def _kif_text(item, rec):
     from .formats.kif import write_kif
     title = item.metadata.get("title") or None
-    body = write_kif(item.position, moves=rec["moves"] or None, title=title)
+    body = write_kif(item.position, moves=rec["moves"] or None, title=title, tree=rec.get("tree"))
     head = f"# {_one_line(item.source, 400)}\n# 結果：{_one_line(summary_line(rec), 300)}\n"
+    head += "".join(f"# {_one_line(line, 400)}\n" for line in flaw_lines(rec, item.position))
     return head + body + ("" if body.endswith("\n") else "\n")
 
 
