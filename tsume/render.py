@@ -38,9 +38,11 @@ def _japanese(position, before, moves, limit=None):
         from .notation import line_to_japanese      # (numpy: not for `tsume --help`)
         try:
             pos = position.copy()
-            for usi in before:
+            for usi in before[:-1]:
                 pos.push_usi(usi)
-            return line_to_japanese(pos, shown) + ("　…" if cut else "")
+            # The move before is written too, then dropped: a capture on its square is 同.
+            words = line_to_japanese(pos, list(before[-1:]) + shown).split("　")[len(before[-1:]):]
+            return "　".join(words) + ("　…" if cut else "")
         except ValueError:
             pass
     return " ".join(shown) + (" …" if cut else "")
