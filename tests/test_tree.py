@@ -277,3 +277,16 @@ def test_tree_helpers():
     (root, result), = solved(PROBLEMS / "mudaai.csa")
     assert tree_size(result.tree) == 1 + sum(len(v["moves"]) for v in result.tree["variations"])
     assert [line["ply"] for line in walk(result.tree)][0] == 1
+
+
+def test_a_bad_move_is_warned_about_once():
+    # On the main line, the 作意's reader says it; in a 変化, the tree's reader.
+    bad_main = KIF_WITH_VARIATIONS.replace("   2 同　玉(11)   ( 0:00/00:00:00)\n   3 中断",
+                                           "   2 同　金(11)   ( 0:00/00:00:00)\n   3 中断")
+    problem = next(iter(read_problems(bad_main)))
+    assert len(problem.warnings) == 1 and "作意 is read up to move 1" in problem.warnings[0]
+    assert problem.metadata["tree"]["moves"] == ["2d2b"]
+    bad_branch = KIF_WITH_VARIATIONS.replace("   3 ２二龍(24)", "   3 ２二龍(25)")
+    problem = next(iter(read_problems(bad_branch)))
+    assert len(problem.warnings) == 1 and "variations are read up to there" in problem.warnings[0]
+    assert problem.metadata["tree"]["variations"][0]["variations"] == []

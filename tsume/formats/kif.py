@@ -134,6 +134,7 @@ def _parse_chunk(lines, start, end):
             continue
         if s.startswith("変化"):
             moves_done = True          # the main line is the 作意; variations go to the tree
+            events.append(("branch", s, lineno))
             continue
         if s.startswith("まで"):
             moves_done = True
@@ -351,6 +352,8 @@ def read_tree(position, events):
     cannot be read or played, with a warning."""
     tree, path, positions = None, [], [position.copy()]
     last = None                 # the line whose terminal word was read last
+    branched = False            # past the first 変化 line (before it, the 作意's reader
+                                # has already warned about a move that cannot be read)
     ended = set()               # (ids of) lines a terminal word ended: a move after their
                                 # last one is a 変化 at their end, not their next move
     warning = None
@@ -358,14 +361,17 @@ def read_tree(position, events):
         if event[0] == "comment":
             _apply_tag(event[1], path, last)
             continue
+        if event[0] == "branch":
+            branched = True
+            continue
         if event[0] == "result":
             if last is None and path and _is_last(path[-1]) and "詰" in event[1]:
                 path[-1][0]["end"] = path[-1][0]["end"] or "mate"
             continue
         _, number, text, lineno = event
         if not 1 <= number <= len(path) + 1:
-            warning = f"line {lineno}: move {number} does not follow the line before it; " \
-                      f"the variations are read up to there"
+            warning = (f"line {lineno}: move {number} does not follow the line before it; "
+                       f"the variations are read up to there")
             break
         del path[number - 1:]
         del positions[number:]
@@ -384,7 +390,7 @@ def read_tree(position, events):
         except (FormatError, ValueError) as e:
             msg = str(e).split(" in ")[0] if isinstance(e, ValueError) else str(e)
             warning = (f"line {lineno}: move {number} ({text[:20]}) not played: {msg}; "
-                       f"the variations are read up to there")
+                       f"the variations are read up to there") if branched else None
             break
         last = None
         if tree is None:
