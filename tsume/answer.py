@@ -355,8 +355,12 @@ class AnswerFinder:
 
     # ------------------------------------------------------------ 余詰
     def yozume(self, line, nodes_per_try):
-        """Other checks that also mate, at every attacker turn but the last.
-        kind: yozume, ukai (its line comes back to a main-line position), unchecked."""
+        """Other checks that also mate, at every attacker turn but the last: entries
+        {ply, move, kind, length, line, budget}. kind: yozume, ukai (its line comes back
+        to a main-line position), unchecked. line: a mating line (USI) from the
+        alternative, read from its proof (the defender's longest reply found, then the
+        table's line), None when unchecked; budget: what left it unchecked ("time": the
+        deadline, "nodes": the per-reply budget), else None."""
         found = []
         cur = self.root.copy()
         keys_after = []
@@ -381,36 +385,40 @@ class AnswerFinder:
     def _try_alternative(self, pos, move, main_keys, nodes):
         after = pos.copy()
         after.push(move)
-        replies = []
+        replies = {}
         for reply in movegen.legal_moves_of(after):
             child = after.copy()
             child.push(reply)
-            replies.append(child)
+            replies[reply] = child
         # One escaping reply settles it, so give every reply a small budget first and
         # raise it only for those still open (the table keeps what each pass learned).
         worst, longest = 0, None
-        open_replies = replies
+        open_replies = list(replies)
+        unchecked = {"kind": "unchecked", "length": None, "line": None, "budget": "time"}
         for budget in sorted({min(nodes, 2_000), min(nodes, 20_000), nodes}):
             still_open = []
-            for child in open_replies:
+            for reply in open_replies:
                 if self.deadline is not None and time.perf_counter() >= self.deadline:
-                    return {"kind": "unchecked", "length": None}
-                pn, dn, reason, length = self.solver.search(child, budget, deadline=self.deadline)
+                    return unchecked
+                pn, dn, reason, length = self.solver.search(replies[reply], budget,
+                                                            deadline=self.deadline)
                 if dn == 0:
                     return None             # 紛れ: the defender escapes this check
                 if pn != 0:
-                    still_open.append(child)
+                    still_open.append(reply)
                 elif longest is None or int(length) + 2 > worst:
-                    worst, longest = int(length) + 2, child
+                    worst, longest = int(length) + 2, reply
             open_replies = still_open
             if not open_replies:
                 break
         if open_replies:
-            return {"kind": "unchecked", "length": None}
+            return dict(unchecked, budget="time" if self.deadline is not None
+                        and time.perf_counter() >= self.deadline else "nodes")
+        first = notation.move_to_usi(move)
         if not replies:
-            return {"kind": "yozume", "length": 1}
+            return {"kind": "yozume", "length": 1, "line": [first], "budget": None}
         # 迂回: does the alternative's own line come back to the main line?
-        child = longest
+        child = replies[longest]
         seen = [after.key(), child.key()]
         sub = self.solver.mating_line(child) or []
         cur = child.copy()
@@ -418,4 +426,7 @@ class AnswerFinder:
             cur.push_usi(u)
             seen.append(cur.key())
         kind = "ukai" if any(k in main_keys for k in seen) else "yozume"
-        return {"kind": kind, "length": worst}
+        # The line shown for it: the longest reply found and the table's line after it
+        # (None if the table lost it: the proof stands, its line is not at hand).
+        line = [first, notation.move_to_usi(longest)] + list(sub) if sub else None
+        return {"kind": kind, "length": worst, "line": line, "budget": None}

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 import click
 
-from .render import checkmate_line, summary_line, verdict_lines
-from .limits import MAX_NODES
+from .render import checkmate_line, flaw_lines, summary_line, verdict_lines
+from .limits import MAX_NODES, TREE_MAX_MOVES
 from .result import RECORD_KEYS, STATUSES, record
 
 PROBLEM_SUFFIXES = (".sfen", ".txt", ".tsv", ".kif", ".kifu", ".bod", ".csa")
@@ -252,8 +252,8 @@ def _sakui(item, rec):
     sakui = item.metadata.get("moves")
     if not sakui or rec["status"] != "mate":
         return None
-    return {"moves": list(sakui), "length": len(sakui), "matches": rec["moves"] == list(sakui),
-            "hayazume": rec["length"] < len(sakui)}
+    from .sakui import compare
+    return compare(item.position, rec, sakui)
 
 
 def _solve_item(item, run, limits, fields=None):
@@ -348,7 +348,7 @@ Output (--format):
          {" ".join(JSON_KEYS[:6])}
          {" ".join(JSON_KEYS[6:])}
   jsonl  one JSON object per line, written as soon as each problem is done
-  kif    a KIF record (board + main line) per problem, blank-line separated
+  kif    a KIF record (board, main line and its 変化) per problem, blank-line separated
   usi    'SOURCE<TAB>checkmate MOVES' / 'checkmate nomate' / 'checkmate timeout'
   svg    the board picture per problem, the answer under it (SVG documents one
          after another: use --out-dir for a file each)
@@ -383,6 +383,15 @@ closed, 130 interrupted.""")
               help="Solve in N processes (results are printed as they finish).")
 @click.option("--strict", is_flag=True,
               help="Exit with 3 when any problem is not a complete work (完全作).")
+@click.option("--tree", "tree", is_flag=True,
+              help="Also compute the solution tree (every other defender reply with its "
+              "refutation, 変化) and give it in the JSON key 'tree' (the kif format always "
+              "writes it).")
+@click.option("--tree-depth", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Levels of 変化 in the solution tree: 0 the main line alone, 1 every other "
+              "reply at its defender turns, 2 their own, and so on (default: every level "
+              f"until the tree holds {TREE_MAX_MOVES} moves; the first level is always "
+              "complete).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print warnings (errors still go to stderr).")
 @click.option("--out-dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Write one file per problem into DIR, named by its id, in the --format "
@@ -393,7 +402,7 @@ closed, 130 interrupted.""")
               "as Kifu for Windows reads).")
 @click.pass_context
 def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yozume_nodes,
-          jobs, strict, quiet, out_dir, encoding):
+          jobs, strict, tree, tree_depth, quiet, out_dir, encoding):
     error = _table_error(hash_mb, jobs) or _output_usage_error(fmt, out_dir, encoding.lower())
     if error:
         click.echo(f"tsume: {error}", err=True)
@@ -401,6 +410,8 @@ def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yo
     run = _Run(quiet)
     limits = {"time_limit": time_limit, "nodes": nodes, "hash_mb": hash_mb,
               "yozume": yozume, "yozume_nodes": yozume_nodes}
+    if tree or fmt == "kif":        # (the tree costs searches: only when it is shown)
+        limits.update(tree=True, tree_depth=tree_depth)
     records = []
     progress = _Progress(enabled=_stderr_is_terminal())
     if progress.enabled and jobs == 1:
@@ -615,7 +626,7 @@ def _emit(fmt, item, rec, first, encoding="utf-8"):
                 lines.append(_board_text(item.position))
             except Exception:   # noqa: BLE001 - the diagram is a courtesy; the verdict matters
                 pass
-        lines.extend(verdict_lines(rec))
+        lines.extend(verdict_lines(rec, item.position))
         _write("\n".join(lines))
     elif fmt == "usi":
         if rec["status"] != "error":
@@ -691,8 +702,9 @@ def _write_file(out, fmt, item, rec, encoding="utf-8"):
 def _kif_text(item, rec):
     from .formats.kif import write_kif
     title = item.metadata.get("title") or None
-    body = write_kif(item.position, moves=rec["moves"] or None, title=title)
+    body = write_kif(item.position, moves=rec["moves"] or None, title=title, tree=rec.get("tree"))
     head = f"# {_one_line(item.source, 400)}\n# 結果：{_one_line(summary_line(rec), 300)}\n"
+    head += "".join(f"# {_one_line(line, 400)}\n" for line in flaw_lines(rec, item.position))
     return head + body + ("" if body.endswith("\n") else "\n")
 
 

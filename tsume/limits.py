@@ -39,6 +39,13 @@ RULE_NODES_MAX = 20_000_000
 LENGTH_TIME_SHARE = 0.5
 # Nodes per defender reply of the 余詰 check of one alternative check.
 YOZUME_NODES = 100_000
+# Without a node limit, the solution tree (tree.py, only when asked) may take this many
+# nodes, or TREE_PER_PROOF times the proof's, whichever is more.
+TREE_NODES = 20_000_000
+TREE_PER_PROOF = 2
+# Moves in the solution tree past which the 変化 of 変化 are not expanded (the first
+# level, every reply at the main line's own defender turns, is always complete).
+TREE_MAX_MOVES = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +57,8 @@ class Limits:
     yozume: bool = True              # check every other check along the line (余詰)
     yozume_nodes: int = YOZUME_NODES  # per alternative and defender reply
     mudaai: bool = True              # futile interpositions are not counted (無駄合)
+    tree: bool = False               # the solution tree with its 変化 (tree.py)
+    tree_depth: int | None = None    # levels of 変化 in it (None: TREE_MAX_MOVES decides)
 
     def __post_init__(self):
         if self.time_limit is not None and not (self.time_limit > 0 and math.isfinite(self.time_limit)):
@@ -58,6 +67,8 @@ class Limits:
             value = getattr(self, name)
             if value is not None and not 0 < value <= MAX_NODES:
                 raise ValueError(f"{name} must be from 1 to {MAX_NODES}, not {value}")
+        if self.tree_depth is not None and self.tree_depth < 0:
+            raise ValueError(f"tree depth must be 0 or more, not {self.tree_depth}")
 
 
 class Budget:
@@ -113,6 +124,12 @@ class Budget:
         where the strict length used all of its share)."""
         nodes = min(RULE_NODES_MAX, max(RULE_NODES_MIN, 2 * spent))
         return nodes if self.node_limit is None else min(nodes, max(0, analysis_left))
+
+    def tree_nodes(self, spent):
+        """Nodes of the solution tree's questions, the problem having taken `spent`:
+        what the limit leaves, else the default share."""
+        left = self.nodes_left(spent)
+        return left if left is not None else max(TREE_NODES, TREE_PER_PROOF * spent)
 
     def length_until(self):
         """Until when the shortest length's questions may go past their node share

@@ -267,9 +267,11 @@ def display_width(text):
     return sum(2 if _ud.east_asian_width(ch) in "FW" else 1 for ch in text)
 
 
-def _kif_line(number, text):
+def kif_line(number, text, mark=""):
+    """One numbered line of a KIF move list (Kakinoki layout), ``mark`` after the time
+    (KIF's branch mark ``+``)."""
     pad = max(1, KIF_MOVE_WIDTH - display_width(text))
-    return f"{number:>4} {text}{' ' * pad}{KIF_TIME}"
+    return f"{number:>4} {text}{' ' * pad}{KIF_TIME}{mark}"
 
 
 def kif_move_list(position, moves, header=True, terminator="詰み"):
@@ -284,10 +286,10 @@ def kif_move_list(position, moves, header=True, terminator="詰み"):
     for n, mv in enumerate(moves, 1):
         mv = _as_move(mv)
         _legal_checked(pos, mv)
-        lines.append(_kif_line(n, move_to_kif(pos, mv, prev)))
+        lines.append(kif_line(n, move_to_kif(pos, mv, prev)))
         pos.push(mv)
         prev = move_to(mv)
     if terminator:
-        lines.append(_kif_line(n + 1, terminator))
+        lines.append(kif_line(n + 1, terminator))
         lines.append(f"まで{n}手で{terminator}")
     return "\n".join(lines) + "\n"

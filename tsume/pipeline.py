@@ -10,7 +10,9 @@ The phases run in turn on one Solver (one table) and draw from one Budget
 3. 無駄合   the length and line when futile interpositions are not counted
             (mudaai.rule_answer);
 4. 余詰     every other check along the line that also mates (AnswerFinder.yozume);
-5. result   the line replayed once more, the pieces left in hand, 完全作.
+5. result   the line replayed once more, the pieces left in hand, 完全作;
+6. tree     only when asked (Limits.tree): every other defender reply along the line
+            with its refutation, recursively (tree.py).
 
 A phase that runs out of budget leaves the answer "not exact", never wrong: the
 verified line of an earlier phase is reported, and ``reason`` / ``mudaai`` /
@@ -29,6 +31,7 @@ from .mudaai import rule_answer
 from .result import Result
 from .solver import (DEFAULT_HASH_MB, MAX_PLY, NO_LIMIT, REPROVE_NODES, REPROVE_NODES_MIN,
                      shared_solver)
+from .tree import solution_tree
 
 # Node cap of one length question of the answer (AnswerFinder.query_nodes).
 QUERY_NODES = 20_000_000
@@ -54,6 +57,8 @@ def solve(position, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, progre
         result, proof_length = _prove(solver, pos)
         if result.status == "mate" and limits.answer:
             _answer(solver, pos, result, proof_length, limits, budget)
+            if limits.tree:
+                _tree(solver, pos, result, limits, budget)
     finally:
         if progress is not None:
             progress("done", solver.nodes, time.perf_counter() - budget.start)
@@ -102,7 +107,9 @@ def _prove(solver, pos):
     leftover = (leftover_of_hand(end_hand) if end_hand is not None
                 else leftover_after(pos, moves, len(moves)))
     n = len(moves)      # (positional: a short problem's solve is a few µs)
-    return Result("mate", n, n, to_usi(moves), bool(leftover), leftover), int(proof_length)
+    result = Result("mate", n, n, to_usi(moves), bool(leftover), leftover)
+    result.strict_moves = list(result.moves)    # (a proof line counts every interposition)
+    return result, int(proof_length)
 
 
 # ---------------------------------------------------------------- 2-5. the answer
@@ -138,18 +145,29 @@ def _answer(solver, root, result, upper, limits, budget):
                 mudaai = "not fully evaluated (budget)"
     if not verify_mating_line(root, moves, rule=limits.mudaai):
         return                                  # (never expected: the proof line stays)
-    yozume = [dict(ply=a["ply"], move=a["move"], kind="last-move", length=len(moves))
+    yozume = [dict(ply=a["ply"], move=a["move"], kind="last-move", length=len(moves),
+                   line=[a["move"]], budget=None)
               for a in finder.last_move_alternatives]
     if limits.yozume:
         budget.enter("yozume", solver.nodes)
         yozume = finder.yozume(moves, limits.yozume_nodes) + yozume
     result.moves, result.length, result.strict_length = list(moves), len(moves), len(strict)
+    result.strict_moves = list(strict)
     result.exact, result.mudaai = exact, mudaai
     result.henka, result.yozume = finder.henka, yozume
     result.leftover = leftover_after(root, to_moves(moves), len(moves))
     result.komaamari = bool(result.leftover)
     result.complete = (limits.yozume and result.exact and not result.komaamari
                        and all(y["kind"] in ("last-move", "ukai") for y in result.yozume))
+
+
+def _tree(solver, root, result, limits, budget):
+    """Phase 6: the solution tree of the main line, under the 無駄合 rule when the line
+    was found under it, within the rest of the problem's budget."""
+    rule = result.mudaai in ("not counted", "not fully evaluated (budget)")
+    result.tree = solution_tree(solver, root, result.moves, rule=rule, depth=limits.tree_depth,
+                                deadline=budget.deadline,
+                                total_nodes=budget.tree_nodes(solver.nodes))
 
 
 def strict_answer(finder, root, proof_line, upper):

@@ -31,6 +31,11 @@ class Result:
     nodes: int = 0
     seconds: float = 0.0
     reason: str | None = None       # why unknown (node limit, time limit, interrupted)
+    # (Fields below were added after the first ones; kept last so that positional
+    # construction of the ones above stays valid.)
+    strict_moves: list = field(default_factory=list)  # the line counting every interposition:
+                                    # it ends in checkmate (what USI `go mate` answers)
+    tree: dict | None = None        # the solution tree (tree.py), only when asked
 
     def fields(self):
         """The fields as plain data, JSON-ready (copies; numpy numbers made Python's)."""

@@ -255,6 +255,11 @@ def _finish(name, fmt, parsed, policy):
             metadata["moves"] = moves
             if warning:
                 warnings.append(warning)
+        if parsed.tree is not None:
+            tree, warning = parsed.tree(pos.copy())
+            metadata["tree"] = tree
+            if warning:
+                warnings.append(warning)
     except TsumeError as e:
         return Problem(source, None, metadata, error=_one_line(str(e)), warnings=warnings)
     except Exception as e:   # never let one bad problem stop the others

@@ -17,5 +17,8 @@ class Parsed:
     history: list = field(default_factory=list)   # USI moves leading to the problem (SFEN)
     # 作意: callable(position) -> (USI moves, warning or None); None when the file has no moves
     solution: Callable | None = None
+    # The moves with their variations (変化) as a solution tree (tree.py's shape):
+    # callable(position) -> (tree, warning or None); None when the file has no moves
+    tree: Callable | None = None
     warnings: list = field(default_factory=list)
     error: str | None = None            # set by the reader when it could not build a position

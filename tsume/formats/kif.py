@@ -84,6 +84,7 @@ def _is_preamble(line):
 
 def _parse_chunk(lines, start, end):
     header, comments, moves = {}, [], []
+    events = []              # the move section in order: moves (of every line), comments, まで
     hands = {}               # colour -> {kind: n} or "rest"
     side = None
     grid, grid_state = [], "before"   # before | in | done
@@ -113,7 +114,9 @@ def _parse_chunk(lines, start, end):
             grid_state = "in"
             continue
         if s.startswith("*"):
-            comments.append(s[1:].strip())
+            # Before the first move: the problem's comments; after: a move's (the tree's).
+            (events.append(("comment", s[1:].strip(), lineno)) if events
+             else comments.append(s[1:].strip()))
             continue
         if s.startswith("&") or _FILES_LINE.match(raw) or re.match(r"^手数-+指手", s):
             continue
@@ -122,16 +125,21 @@ def _parse_chunk(lines, start, end):
             continue
         m = _MOVE_LINE.match(s)
         if m:
+            if len(m.group(1)) > 9:     # int() refuses thousands of digits
+                raise FormatError(f"move number {m.group(1)[:12]}… is too long", lineno)
+            entry = (int(m.group(1)), _MOVE_TIME.sub("", m.group(2)).strip(), lineno)
             if not moves_done:
-                if len(m.group(1)) > 9:     # int() refuses thousands of digits
-                    raise FormatError(f"move number {m.group(1)[:12]}… is too long", lineno)
-                moves.append((int(m.group(1)), _MOVE_TIME.sub("", m.group(2)).strip(), lineno))
+                moves.append(entry)
+            events.append(("move",) + entry)
             continue
         if s.startswith("変化"):
-            moves_done = True          # variations are not read; the main line is the 作意
+            moves_done = True          # the main line is the 作意; variations go to the tree
+            events.append(("branch", s, lineno))
             continue
         if s.startswith("まで"):
             moves_done = True
+            if events:
+                events.append(("result", s, lineno))
             continue
         m = _HEADER.match(s)
         if m:
@@ -174,8 +182,9 @@ def _parse_chunk(lines, start, end):
     arrays = (board, packed, side)
     rest = tuple(c for c in (P.BLACK, P.WHITE) if hands.get(c) == "rest")
     solution = (lambda position: kif_moves_to_usi(position, moves)) if moves else None
+    tree = (lambda position: read_tree(position, events)) if moves else None
     return Parsed(f":{start + 1}", arrays, metadata, rest_colours=rest, solution=solution,
-                  warnings=warnings)
+                  tree=tree, warnings=warnings)
 
 
 def _full(counts):
@@ -319,6 +328,145 @@ def kif_moves_to_usi(position, moves):
     return usi, None
 
 
+# -------------------------------------------------------------------- 変化 (the tree)
+# Comment tags of a solution tree (``*【…】`` after a move): the writer puts them, the
+# reader takes the tree's marks back from them (tree.py's shape).
+KIND_TAGS = {"equal": "変同", "longer": "変長", "komaamari": "駒余り", "mudaai": "無駄合"}
+END_TAGS = {"mudaai": "以下無駄合", "budget": "未解析"}
+CUT_TAGS = {"depth": "変化省略：深さ", "size": "変化省略：手数", "budget": "変化省略：予算"}
+_TAG = re.compile(r"^【([^】]{1,20})】")
+_TAG_MEANING = {**{tag: ("kind", k) for k, tag in KIND_TAGS.items()},
+                **{tag: ("end", k) for k, tag in END_TAGS.items()},
+                **{tag: ("cut", k) for k, tag in CUT_TAGS.items()}}
+
+
+def read_tree(position, events):
+    """(tree, warning or None): the move section as a solution tree (tree.py's shape:
+    lines with ply, moves, length, kind, end, cut, variations). A 変化 goes where the
+    KIF readers of 柿木将棋 and ShogiHome put it: a move numbered n follows the (n-1)th
+    move of the line read last, so a 変化：n手 block branches off the most recently
+    read line that reaches ply n-1. The marks come from the tags our writer puts in
+    comments; a 変化 without one is "shorter", "equal" or "longer" by its length
+    against the line's own move at that ply; a line ends "mate" at 詰み (or a まで…詰み
+    trailer), else as its tag says, else None. Reading stops at the first move that
+    cannot be read or played, with a warning."""
+    tree, path, positions = None, [], [position.copy()]
+    last = None                 # the line whose terminal word was read last
+    branched = False            # past the first 変化 line (before it, the 作意's reader
+                                # has already warned about a move that cannot be read)
+    ended = set()               # (ids of) lines a terminal word ended: a move after their
+                                # last one is a 変化 at their end, not their next move
+    warning = None
+    for event in events:
+        if event[0] == "comment":
+            _apply_tag(event[1], path, last)
+            continue
+        if event[0] == "branch":
+            branched = True
+            continue
+        if event[0] == "result":
+            if last is None and path and _is_last(path[-1]) and "詰" in event[1]:
+                path[-1][0]["end"] = path[-1][0]["end"] or "mate"
+            continue
+        _, number, text, lineno = event
+        if not 1 <= number <= len(path) + 1:
+            warning = (f"line {lineno}: move {number} does not follow the line before it; "
+                       f"the variations are read up to there")
+            break
+        del path[number - 1:]
+        del positions[number:]
+        try:
+            usi = kif_move_to_usi(positions[-1], text,
+                                  move_to(path[-1][2]) if path else None)
+            if usi is None:          # a terminal word ends the line of the move before it
+                last = path[-1][0] if path and _is_last(path[-1]) else None
+                if last is not None:
+                    ended.add(id(last))
+                if last is not None and last["end"] is None and text.lstrip("▲△ 　").startswith("詰"):
+                    last["end"] = "mate"
+                continue
+            cur = positions[-1].copy()
+            move = cur.push_usi(usi)
+        except (FormatError, ValueError) as e:
+            msg = str(e).split(" in ")[0] if isinstance(e, ValueError) else str(e)
+            warning = (f"line {lineno}: move {number} ({text[:20]}) not played: {msg}; "
+                       f"the variations are read up to there") if branched else None
+            break
+        last = None
+        if tree is None:
+            tree = _new_line(1, usi)
+            line, index = tree, 0
+        else:
+            line, index = _place(tree, path[-1] if path else (None, -1, 0), number, usi, ended)
+        path.append((line, index, move))
+        positions.append(cur)
+    if tree is not None:
+        _finish_tree(tree)
+    return tree, warning
+
+
+def _new_line(ply, usi):
+    return {"ply": ply, "moves": [usi], "length": None, "kind": None, "end": None,
+            "cut": [], "variations": []}
+
+
+def _is_last(step):
+    line, index, _ = step
+    return index == len(line["moves"]) - 1
+
+
+def _place(tree, step, ply, usi, ended):
+    """(line, index) of move `usi` at `ply` after `step` (line, index, move) of the path:
+    the line's own next move, a 変化 of it at that ply with that first move, or new."""
+    line, index, _ = step
+    if line is None:
+        line = tree
+    if index + 1 == len(line["moves"]):
+        if id(line) not in ended:
+            line["moves"].append(usi)
+            return line, index + 1
+    elif line["moves"][index + 1] == usi:
+        return line, index + 1
+    for variation in line["variations"]:
+        if variation["ply"] == ply and variation["moves"][0] == usi:
+            return variation, 0
+    variation = _new_line(ply, usi)
+    line["variations"].append(variation)
+    return variation, 0
+
+
+def _apply_tag(text, path, last):
+    m = _TAG.match(text)
+    meaning = _TAG_MEANING.get(m.group(1)) if m else None
+    if meaning is None or not path:
+        return
+    line, index, _ = path[-1]
+    what, value = meaning
+    if what == "kind" and index == 0 and line["ply"] > 1:
+        line["kind"] = value
+    elif what == "end" and (last is line or _is_last(path[-1])):
+        line["end"] = value
+    elif what == "cut":
+        line["cut"].append({"ply": line["ply"] + index + 1, "why": value})
+
+
+def _finish_tree(tree):
+    """Lengths, kinds by length where no tag said, variations in ply order."""
+    tree["kind"] = "main"
+    todo = [tree]
+    while todo:
+        line = todo.pop()
+        line["length"] = None if line["end"] == "budget" else len(line["moves"])
+        line["variations"].sort(key=lambda v: v["ply"])
+        for variation in line["variations"]:
+            if variation["kind"] is None and variation["end"] != "budget":
+                own = len(line["moves"]) - (variation["ply"] - line["ply"])
+                size = len(variation["moves"])
+                variation["kind"] = ("equal" if size == own else
+                                     "shorter" if size < own else "longer")
+            todo.append(variation)
+
+
 # ==================================================================== writing
 def hand_kanji(counts):
     """``飛　角二　歩十七`` or ``なし`` (Kakinoki order: 飛 角 金 銀 桂 香 歩)."""
@@ -336,9 +484,10 @@ def _kanji_count(n):
     return "十" + (P.KANJI_NUMERALS[n - 10] if n > 10 else "")
 
 
-def write_kif(position, moves=None, title=None):
+def write_kif(position, moves=None, title=None, tree=None):
     """The KIF/BOD diagram of SPEC §3.2 (both hands explicit) and, when ``moves`` (USI or
-    int) is given, the KIF move list of SPEC §4.3. An empty defender hand is written
+    int) is given, the KIF move list of SPEC §4.3, or with ``tree`` (tree.py's shape)
+    the main line and its 変化 (kif_tree_moves). An empty defender hand is written
     ``なし``, which ``auto`` reads back as "the rest": re-read with ``literal`` when
     pieces were meant to stay in the box."""
     out = ["# ---- tsume ----"]
@@ -362,9 +511,99 @@ def write_kif(position, moves=None, title=None):
     if position.side_to_move == P.WHITE:
         out.append("後手番")
     text = "\n".join(out) + "\n"
-    if moves is not None:
+    if tree is not None:
+        text += "先手：\n後手：\n" + kif_tree_moves(position, tree)
+    elif moves is not None:
         from ..notation import kif_move_list
         moves = list(moves)
         text += "先手：\n後手：\n"
-        text += kif_move_list(position, moves, terminator="詰み" if len(moves) % 2 else "中断")
+        # 詰み only on a checkmate (a line shortened by the 無駄合 rule stops before it).
+        text += kif_move_list(position, moves, terminator="詰み" if _ends_in_mate(position, moves)
+                              else "中断")
     return text
+
+
+def _ends_in_mate(position, moves):
+    from ..notation import usi_to_move
+    pos = position.copy()
+    for move in moves:
+        pos.push(usi_to_move(move) if isinstance(move, str) else int(move))
+    return pos.is_mate()
+
+
+def kif_tree_moves(position, tree):
+    """The KIF move section of a solution tree (tree.py's shape): the main line, ended
+    by 詰み only on a checkmate (else 中断, after a comment saying why), then every 変化
+    as a ``変化：N手`` block. The blocks come in the order the KIF readers of 柿木将棋
+    and ShogiHome expect: a line's 変化 from its last ply to its first, each followed at
+    once by its own. The marks of the tree are comments tagged ``【…】`` (KIND_TAGS,
+    END_TAGS, CUT_TAGS), which read_tree takes back.
+
+    Every move line of a 変化 block ends with KIF's branch mark ``+``, and the main line
+    carries none: readers that know 変化 accept the mark at the end of any move line,
+    and one that does not (python-shogi's) then reads the main line alone instead of
+    running the variations on after it."""
+    from ..notation import KIF_HEADER, MARKS, kif_line, move_to_kif, square_to_japanese, usi_to_move
+    out = [KIF_HEADER]
+    stack = [(tree, position.copy(), None)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out += ["", item]
+            continue
+        line, cur, prev = item
+        cur = cur.copy()            # (the 変化 at one ply share their start)
+        branch = line is not tree
+        mark = "+" if branch else ""
+        cut_after = {c["ply"] - 1: c["why"] for c in line["cut"]}
+        before = {}
+        for i, usi in enumerate(line["moves"]):
+            ply = line["ply"] + i
+            before[ply] = (cur.copy(), prev)
+            move = usi_to_move(usi)
+            out.append(kif_line(ply, move_to_kif(cur, move, prev), mark))
+            if i == 0 and branch and line["kind"] in KIND_TAGS:
+                out.append(f"*【{KIND_TAGS[line['kind']]}】{_KIND_NOTES[line['kind']]}")
+            if ply in cut_after:
+                out.append(f"*【{CUT_TAGS[cut_after[ply]]}】{_CUT_NOTES[cut_after[ply]]}")
+            cur.push_usi(usi)
+            prev = move_to(move)
+        end, n = line["end"], line["ply"] + len(line["moves"]) - 1
+        before[n + 1] = (cur.copy(), prev)     # (the replies a 以下無駄合 end leaves)
+        if end == "mudaai":
+            out.append(f"*【{END_TAGS['mudaai']}】" + _mudaai_note(cur, MARKS, square_to_japanese))
+        elif end == "budget":
+            out.append(f"*【{END_TAGS['budget']}】この応手への詰め手順は予算内に求められなかった")
+        word = "詰み" if end == "mate" else "中断"
+        out.append(kif_line(n + 1, word, mark))
+        if not branch:
+            out.append(f"まで{n}手で{word}")
+        order = sorted(line["variations"], key=lambda v: -v["ply"])     # (stable within a ply)
+        for variation in reversed(order):
+            stack.append((variation, *before[variation["ply"]]))
+            stack.append(f"変化：{variation['ply']}手")
+    return "\n".join(out) + "\n"
+
+
+_KIND_NOTES = {
+    "equal": "この応手も同じ手数で詰む（変化同手数）",
+    "longer": "この応手のほうが長く逃れる：本線の応手は最長の抵抗でない",
+    "komaamari": "同じ手数で詰むが攻方に駒が余るので、玉方はこれを選ばない",
+    "mudaai": "この合駒は無駄合（取って詰む）：手数に数えない",
+}
+_CUT_NOTES = {
+    "depth": "ここでの他の応手は --tree-depth により省略",
+    "size": "ここでの他の応手は解図の大きさの上限により省略",
+    "budget": "ここでの他の応手は予算切れで省略",
+}
+
+
+def _mudaai_note(pos, marks, square_to_japanese):
+    """What the 無駄合 rule did at a line's end: the defender's replies there (all of
+    them interpositions) and why they are not played."""
+    from ..notation import usi_to_square
+    squares = sorted({usi_to_square(usi[2:4]) for usi in pos.legal_moves()},
+                     key=lambda sq: (-P.square_file(sq), P.square_rank(sq)))
+    where = "・".join(square_to_japanese(sq) for sq in squares)
+    return (f"{marks[pos.side_to_move]}{where}への合駒はどれも取られて詰む無駄合なので、"
+            "手数に数えずここで終わりとする（玉はまだ詰んでいない）")
