@@ -260,6 +260,7 @@ class LocalPool:
     process, which a worker's start-up would only delay."""
     max_chunk = MAX_CHUNK
     chunk_seconds = LOCAL_CHUNK_SECONDS
+    work = staticmethod(solve_chunk)       # what a worker runs (a module-level function)
 
     def __init__(self, jobs, limits):
         self.jobs, self.limits = jobs, limits
@@ -296,7 +297,7 @@ class LocalPool:
                 max_workers=1, mp_context=multiprocessing.get_context("spawn"),
                 initializer=_local_worker_init, initargs=(os.getpid(),))
         try:
-            future = self.pools[k].submit(solve_chunk, [(t.index, t.sfen) for t in chunk],
+            future = self.pools[k].submit(self.work, [(t.index, t.sfen) for t in chunk],
                                           self.limits)
         except cf.process.BrokenProcessPool as exc:
             # Its worker died while idle: the chunk never ran there, and goes with the
@@ -423,7 +424,7 @@ class DaskPool:
         except Exception as exc:    # noqa: BLE001 - OSError, TimeoutError, a bad address...
             raise ClusterError(f"cannot reach the Dask scheduler at {address}: "
                                f"{describe(exc)}") from None
-        self.done = as_completed([], with_results=False)
+        self.done = as_completed([], loop=self.client.loop, with_results=False)
         self.chunks = {}            # future -> chunk
         self.ready = []
         self.prefix = f"tsume-solve-{uuid.uuid4().hex[:12]}"
