@@ -3,10 +3,13 @@
 Error policy (README "Exit codes"): every bad input gives exactly one line
 ``SOURCE: MESSAGE`` on stderr and never a traceback; the other inputs are still processed.
 Exit code 0 = every input was read (whatever the verdicts), 2 = some input was invalid or
-unreadable, 1 = internal failure (a bug: it wins over 2); 4 = standard output cannot be
-written, 141 = its reader went away (both end the run).
+unreadable, 1 = internal failure (a bug, or a problem whose worker died twice: it wins over
+2); 4 = standard output cannot be written, 141 = its reader went away (both end the run);
+130 / 143 = SIGINT / SIGTERM.
 
-Only click is imported at module level so that ``tsume --help`` stays fast; the readers,
+This module reads the inputs and writes the records; batch.py runs the problems (worker
+processes, a Dask cluster, input order, --output/--resume). Only click and the light
+modules are imported at module level so that ``tsume --help`` stays fast; the readers,
 the numba move generator and the solver are imported inside the commands.
 """
 import errno
@@ -20,9 +23,11 @@ from dataclasses import dataclass, field
 
 import click
 
+from . import batch
+from .batch import describe as _describe
 from .render import checkmate_line, flaw_lines, summary_line, verdict_lines
-from .limits import MAX_NODES, TREE_MAX_MOVES
-from .result import RECORD_KEYS, STATUSES, record
+from .limits import ANSWER_LEVELS, MAX_NODES, TREE_MAX_MOVES
+from .result import RECORD_KEYS
 
 PROBLEM_SUFFIXES = (".sfen", ".txt", ".tsv", ".kif", ".kifu", ".bod", ".csa")
 OUTPUT_FORMATS = ("text", "json", "jsonl", "kif", "usi", "svg", "html")
@@ -30,9 +35,9 @@ OUT_DIR_FORMATS = ("kif", "svg", "html", "json", "jsonl")   # --out-dir: files a
 JSON_KEYS = RECORD_KEYS
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_NOT_COMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_OUTPUT = 4            # standard output cannot be written (a full disk)
+EXIT_TERMINATED = 143      # SIGTERM (128 + 15)
 EXIT_BROKEN_PIPE = 141     # its reader went away: the status of a death by SIGPIPE (128 + 13)
 MAX_MESSAGE = 240          # characters of one stderr message (a 1 MB bad line stays one short line)
-IN_FLIGHT_PER_JOB = 2      # --jobs: problems handed to the pool per worker before one is done
 # (Node budgets larger than limits.MAX_NODES count as that, rather than overflow int64.)
 # A table larger than any machine's memory: refused even where the free memory cannot be
 # read (check_table_size then lets anything through, and the size would overflow later).
@@ -85,11 +90,6 @@ def _write(text, nl=True):
         raise _OutputError(exc) from exc
 
 
-def _describe(exc):
-    message = str(exc)
-    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-
-
 @dataclass
 class _Item:
     """One problem to process: a ``tsume.formats.Problem`` or a stand-in for an input that
@@ -100,6 +100,7 @@ class _Item:
     error: str = None
     warnings: list = field(default_factory=list)
     internal: bool = False       # the error is our bug, not bad input
+    columns: list = None         # a TSV's column names, from its `#` header (batch.header_columns)
 
 
 class _Run:
@@ -109,7 +110,7 @@ class _Run:
         self.quiet = quiet
         self.bad_input = False
         self.internal = False
-        self.interrupted = False
+        self.interrupted = None     # the signal that stopped the run
 
     def error(self, source, message, internal=False):
         if internal:
@@ -134,19 +135,20 @@ class _Run:
     @property
     def exit_code(self):
         if self.interrupted:
-            return EXIT_INTERRUPTED
+            return {2: EXIT_INTERRUPTED, 15: EXIT_TERMINATED}.get(self.interrupted,
+                                                                  128 + self.interrupted)
         if self.internal:
             return EXIT_INTERNAL
         return EXIT_BAD_INPUT if self.bad_input else EXIT_OK
 
 
-def _from_problem(problem):
+def _from_problem(problem, columns=None):
     # The readers report their own crashes as "internal error…" messages: a bug (exit 1),
     # not bad input (exit 2).
     return _Item(source=problem.source, position=problem.position,
                  metadata=dict(problem.metadata or {}), error=problem.error,
                  warnings=list(problem.warnings or ()),
-                 internal="internal error" in (problem.error or ""))
+                 internal="internal error" in (problem.error or ""), columns=columns)
 
 
 def _expand(path):
@@ -173,7 +175,7 @@ def _expand(path):
 def _read_source(target, label, defender_hand):
     """Problems of one file (a Path) or of stdin (``-``); never raises."""
     from .formats import read_problems
-    count = 0
+    count, columns = 0, None
     try:
         problems = iter(read_problems(target, defender_hand=defender_hand))
         while True:
@@ -182,7 +184,9 @@ def _read_source(target, label, defender_hand):
             except StopIteration:
                 break
             count += 1
-            yield _from_problem(problem)
+            if count == 1 and target != "-" and (problem.metadata or {}).get("fields"):
+                columns = batch.header_columns(target)     # (names the TSV's id column)
+            yield _from_problem(problem, columns)
     except OSError as exc:
         yield _Item(source=label, error=f"cannot read: {exc.strerror or _describe(exc)}")
         return
@@ -226,58 +230,7 @@ def _board_text(position):
     return "\n".join(line for line in text.splitlines() if not line.startswith("#")).strip("\n")
 
 
-# ---------------------------------------------------------------- solving one problem
-def _record(item):
-    """The JSON object of a problem that has no result (README "JSON schema")."""
-    return record(item.source, error=item.error)
-
-
-def _solve_fields(sfen, limits):
-    """Solve one position given as an explicit SFEN; the record fields it fills. Runs in
-    the main process or in a --jobs worker (so it takes and returns plain data)."""
-    from . import notation, pipeline
-    from .position import Position
-    position = Position.from_sfen(sfen)
-    result = pipeline.solve(position, **limits)
-    if result.status not in STATUSES[:3]:
-        raise ValueError(f"solver returned status {result.status!r}: {result.reason}")
-    fields = result.fields()
-    if fields["moves"]:
-        fields["kifu"] = notation.line_to_japanese(position, fields["moves"])
-    return fields
-
-
-def _sakui(item, rec):
-    """Compare with the author's line (作意) when the file carries one."""
-    sakui = item.metadata.get("moves")
-    if not sakui or rec["status"] != "mate":
-        return None
-    from .sakui import compare
-    return compare(item.position, rec, sakui)
-
-
-def _solve_item(item, run, limits, fields=None):
-    """Solve one usable item (or take `fields` computed by a worker); returns the
-    record. Never raises except KeyboardInterrupt."""
-    rec = _record(item)
-    try:
-        rec["sfen"] = item.position.sfen()
-        if fields is None:
-            fields = _solve_fields(rec["sfen"], limits)
-        if isinstance(fields, BaseException):
-            raise fields
-        rec.update(fields)
-        rec["sakui"] = _sakui(item, rec)
-        return rec
-    except KeyboardInterrupt:
-        raise
-    except Exception as exc:    # noqa: BLE001 - one problem's bug must not stop the others
-        message = f"internal error: {_describe(exc)}"
-        run.error(item.source, message, internal=True)
-        rec.update(_record(item), sfen=rec["sfen"], error=message)
-        return rec
-
-
+# ---------------------------------------------------------------- records
 def _json_default(obj):
     """yozume entries and numpy scalars from the solver: make them JSON."""
     if hasattr(obj, "item"):
@@ -302,7 +255,7 @@ _DEFENDER_HAND_HELP = (
 
 class _Group(click.Group):
     def list_commands(self, ctx):
-        return ["solve", "show", "report", "usi"]     # in this order, not alphabetical
+        return ["solve", "show", "report", "usi", "warmup"]     # in this order, not alphabetical
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -341,15 +294,17 @@ _input_help = ("PATHS are files (any of .sfen .txt .tsv .kif .kifu .bod .csa, re
 {_input_help}
 
 \b
-Output (--format):
+Output (--format), one record per problem, in input order (see --unordered):
   text   per problem: source, board diagram, verdict line
          (詰み 3手: ▲１二歩　△同玉　▲１三香 / 不詰 / 不明 (unknown: reason))
   json   one JSON array at the end, one object per problem with the keys
-         {" ".join(JSON_KEYS[:6])}
-         {" ".join(JSON_KEYS[6:])}
+         {" ".join(JSON_KEYS[:7])}
+         {" ".join(JSON_KEYS[7:14])}
+         {" ".join(JSON_KEYS[14:])}
   jsonl  one JSON object per line, written as soon as each problem is done
   kif    a KIF record (board, main line and its 変化) per problem, blank-line separated
   usi    'SOURCE<TAB>checkmate MOVES' / 'checkmate nomate' / 'checkmate timeout'
+         / 'error MESSAGE'
   svg    the board picture per problem, the answer under it (SVG documents one
          after another: use --out-dir for a file each)
   html   one self-contained page at the end: a summary table, and per problem its
@@ -357,13 +312,19 @@ Output (--format):
 
 Every bad input gives one line 'SOURCE: MESSAGE' on stderr; the others are still solved.
 Exit status: 0 all inputs read (whatever the verdicts), 2 some input invalid (or bad
-usage), 1 internal error, 3 see --strict, 4 output cannot be written, 141 output pipe
-closed, 130 interrupted.""")
+usage), 1 internal error (or a problem whose worker died twice), 3 see --strict, 4
+output cannot be written, 141 output pipe closed, 130 interrupted (SIGINT), 143
+terminated (SIGTERM).""")
 @click.argument("paths", nargs=-1, required=True, metavar="PATHS...")
 @click.option("--format", "-f", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text",
               show_default=True, help="Output format (see above).")
 @click.option("--defender-hand", type=click.Choice(("auto", "rest", "literal")), default="auto",
               show_default=True, help=_DEFENDER_HAND_HELP)
+@click.option("--answer", type=click.Choice(ANSWER_LEVELS), default="full", show_default=True,
+              help="What each answer includes: 'proof' a verified mate of any length; "
+              "'length' the shortest length and its main line by the tsume rules, every "
+              "interposition counted, without the 無駄合 analysis and the 余詰 check; 'full' "
+              "with those too.")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
               callback=lambda ctx, param, value: _finite(value), metavar="SECONDS",
               help="Time budget per problem, a positive finite number (default: none).")
@@ -371,16 +332,28 @@ closed, 130 interrupted.""")
               callback=lambda ctx, param, value: _at_most_max_nodes(value),
               help="Node budget per problem (default: none; more than 10^18 counts as 10^18).")
 @click.option("--hash", "hash_mb", type=click.IntRange(min=1), default=256, show_default=True,
-              metavar="MB", help="Transposition table size in MB, per job. Tables that do not "
-              "fit in the free memory (--hash times --jobs) are a usage error.")
+              metavar="MB", help="Transposition table size in MB, per job (per Dask worker "
+              "with --scheduler). Tables that do not fit in the free memory (--hash times "
+              "--jobs) are a usage error.")
 @click.option("--yozume/--no-yozume", default=True, show_default=True,
-              help="Check every other check along the main line for 余詰.")
+              help="Check every other check along the main line for 余詰 (--answer full).")
 @click.option("--yozume-nodes", type=click.IntRange(min=1), default=100_000, show_default=True,
               callback=lambda ctx, param, value: _at_most_max_nodes(value), metavar="N",
               help="Node budget of the 余詰 check, per alternative and reply (more than "
               "10^18 counts as 10^18).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Solve in N processes (results are printed as they finish).")
+              help="Solve in N worker processes; a problem whose worker dies is retried once.")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="Solve on a Dask cluster: the address of a running 'dask scheduler' "
+              "(tcp://HOST:PORT). Needs pip install 'tsume[cluster]'.")
+@click.option("--unordered", is_flag=True,
+              help="Print the records as the problems finish, not in input order.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Write the records to FILE as JSONL (one whole line each, flushed) "
+              "instead of standard output.")
+@click.option("--resume", is_flag=True,
+              help="With --output: skip the problems whose record in FILE is final, append "
+              "the others' and rewrite FILE in input order at the end.")
 @click.option("--strict", is_flag=True,
               help="Exit with 3 when any problem is not a complete work (完全作).")
 @click.option("--tree", "tree", is_flag=True,
@@ -401,48 +374,69 @@ closed, 130 interrupted.""")
               help="KIF output's encoding: utf-8 (files .kifu) or cp932 (files .kif, CRLF, "
               "as Kifu for Windows reads).")
 @click.pass_context
-def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yozume_nodes,
-          jobs, strict, tree, tree_depth, quiet, out_dir, encoding):
-    error = _table_error(hash_mb, jobs) or _output_usage_error(fmt, out_dir, encoding.lower())
+def solve(ctx, paths, fmt, defender_hand, answer, time_limit, nodes, hash_mb, yozume,
+          yozume_nodes, jobs, scheduler, unordered, output, resume, strict, tree, tree_depth,
+          quiet, out_dir, encoding):
+    encoding = encoding.lower()
+    error = (_usage_error(ctx, fmt, output, resume, scheduler, jobs, hash_mb)
+             or _output_usage_error(fmt, out_dir, encoding))
     if error:
         click.echo(f"tsume: {error}", err=True)
         ctx.exit(EXIT_BAD_INPUT)
+    if output is not None:
+        fmt = "jsonl"
     run = _Run(quiet)
-    limits = {"time_limit": time_limit, "nodes": nodes, "hash_mb": hash_mb,
+    limits = {"time_limit": time_limit, "nodes": nodes, "hash_mb": hash_mb, "answer": answer,
               "yozume": yozume, "yozume_nodes": yozume_nodes}
     if tree or fmt == "kif":        # (the tree costs searches: only when it is shown)
         limits.update(tree=True, tree_depth=tree_depth)
-    records = []
-    progress = _Progress(enabled=_stderr_is_terminal())
-    if progress.enabled and jobs == 1:
-        from .progress import StatusLine
-        limits["progress"] = StatusLine()     # a long problem's phase, nodes and time
-    state = {"first": True}
     out = _out_dir(out_dir) if out_dir else None
-    pages = []                                # --format html: the records, as the page reads them
+    records = [] if fmt == "json" and out is None else None
+    pages = []                      # --format html: the records, as the page reads them
+    counts = {}
+    progress = _Progress(enabled=_stderr_is_terminal())
+    if progress.enabled and jobs == 1 and scheduler is None:
+        from .progress import StatusLine
+        limits["progress"] = StatusLine()   # a long problem's phase, nodes and time
+    state = {"first": True, "incomplete": False}
+    signals = batch.Signals()
+    try:
+        sink = batch.RecordFile(output, resume) if output is not None else None
+    except OSError as exc:
+        click.echo(f"tsume: cannot write {_one_line(output, 200)}: "
+                   f"{exc.strerror or _describe(exc)}", err=True)
+        ctx.exit(EXIT_OUTPUT)
 
     def finish(item, rec):
-        records.append(rec)
-        if fmt == "html" and out is None:
-            pages.append(_with_metadata(item, rec))
-        elif out is not None:
-            _write_file(out, fmt, item, rec, encoding.lower())
-        else:
-            _emit(fmt, item, rec, state["first"], encoding.lower())
+        if rec["status"] == "error" and item.position is not None:
+            run.error(item.source, rec["error"], internal=True)   # its solve failed
+        counts[rec["status"]] = counts.get(rec["status"], 0) + 1
+        state["incomplete"] |= not rec["complete"]
+        with signals.deferred():        # a record is written whole, whatever the signal
+            if records is not None:
+                records.append(rec)
+            elif sink is not None:
+                try:
+                    sink.write(_dumps(rec))
+                except OSError as exc:
+                    raise _OutputError(exc) from exc
+            elif fmt == "html" and out is None:
+                pages.append(_with_metadata(item, rec))
+            elif out is not None:
+                _write_file(out, fmt, item, rec, encoding)
+            else:
+                _emit(fmt, item, rec, state["first"], encoding)
         state["first"] = False
         progress.done(rec)
 
     def read(before_stdin=None):
-        """The problems to solve, as they are read (a problem is solved before the next
-        file is read); the others are reported and recorded on the way."""
-        notice = not quiet and progress.enabled
+        """The problems, as they are read (a problem is solved before the next file is
+        read); the bad ones are reported on the way."""
+        notice = not quiet and progress.enabled and scheduler is None
         for item in _items(paths, defender_hand, before_stdin):
             if item.warnings or item.error is not None or item.position is None:
                 progress.clear()
-            if not run.report(item):
-                finish(item, _record(item))
-                continue
-            if notice:
+            if run.report(item) and notice:
                 notice = False
                 from .solver import search_is_compiled
                 if not search_is_compiled():
@@ -452,29 +446,70 @@ def solve(ctx, paths, fmt, defender_hand, time_limit, nodes, hash_mb, yozume, yo
                                "(about 40-60 s, once)", err=True)
             yield item
 
+    job = None
     try:
-        if jobs > 1:
-            _solve_parallel(read, run, limits, jobs, finish)
-        else:
-            for item in read():
-                _solve_here(item, run, limits, finish)
-    except KeyboardInterrupt:
-        run.interrupted = True
+        with signals:
+            backend = _backend(ctx, scheduler, jobs, limits, run)
+            job = batch.Batch(backend, finish, ordered=not unordered,
+                              skip=sink.skip if sink is not None and sink.resumed else None)
+            job.run(read)
+            if sink is not None and sink.resumed:
+                with signals.deferred():
+                    sink.compact()
+    except KeyboardInterrupt as exc:
+        run.interrupted = getattr(exc, "signum", None) or 2
         progress.clear()
-        click.echo("tsume: interrupted", err=True)
+        with signals:               # (told again now, the process ends at once)
+            if job is not None:
+                job.flush()
+        click.echo("tsume: interrupted" if run.interrupted == 2 else "tsume: terminated",
+                   err=True)
     except _OutputError:
         progress.clear()            # main's message gets a line of its own
         raise
-    progress.close(records)
-    if fmt == "json" and out is None:
+    finally:
+        if sink is not None:
+            sink.close()
+    progress.close(counts)
+    if records is not None:
         _write(_dumps(records, indent=2))
     if fmt == "html" and out is None:
         from .report import html_report
         _write(html_report(pages), nl=False)
     code = run.exit_code
-    if code == EXIT_OK and strict and any(not r["complete"] for r in records):
+    if code == EXIT_OK and strict and (state["incomplete"] or (sink is not None and sink.incomplete)):
         code = EXIT_NOT_COMPLETE
     ctx.exit(code)
+
+
+def _usage_error(ctx, fmt, output, resume, scheduler, jobs, hash_mb):
+    """Why these options cannot go together (one line), or None."""
+    from click.core import ParameterSource
+    if resume and output is None:
+        return "--resume needs --output FILE (the records to resume)"
+    if output is not None and fmt != "jsonl" and ctx.get_parameter_source("fmt") != ParameterSource.DEFAULT:
+        return f"--output writes JSONL records: --format {fmt} cannot go with it"
+    if scheduler is not None:
+        if jobs > 1:
+            return "--jobs and --scheduler cannot go together: the cluster's workers do the jobs"
+        from importlib.util import find_spec
+        if find_spec("distributed") is None:
+            return "--scheduler needs Dask: pip install 'tsume[cluster]'"
+        # The tables are the workers': only the size itself is checked here.
+        return f"--hash {hash_mb}: at most {MAX_HASH_MB} MB" if hash_mb > MAX_HASH_MB else None
+    return _table_error(hash_mb, jobs)
+
+
+def _backend(ctx, scheduler, jobs, limits, run):
+    """Where the problems are solved: here, in --jobs processes, or on a Dask cluster."""
+    if scheduler is not None:
+        try:
+            return batch.DaskPool(scheduler, limits,
+                                  warn=lambda message: run.warn("tsume", message))
+        except batch.ClusterError as exc:
+            click.echo(f"tsume: {_one_line(exc)}", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
+    return batch.LocalPool(jobs, limits) if jobs > 1 else batch.Serial(limits)
 
 
 def _finite(seconds):
@@ -509,68 +544,6 @@ def _table_error(hash_mb, jobs):
     return None
 
 
-def _solve_here(item, run, limits, finish):
-    rec = _solve_item(item, run, limits)
-    finish(item, rec)
-    if rec.get("reason") == "interrupted":
-        raise KeyboardInterrupt     # the solver saw Ctrl-C: stop the batch too
-
-
-def _solve_parallel(read, run, limits, jobs, finish):
-    """Solve in worker processes; each keeps its own table (and loads the numba cache).
-    Problems are taken as ``read(before_stdin)`` yields them, at most IN_FLIGHT_PER_JOB
-    per worker ahead, so the first answers come before the last file is read. A lone
-    problem is solved here: a worker would only add its start-up."""
-    import concurrent.futures as cf
-    import multiprocessing
-    held, pending, pool = [], {}, None
-
-    def finish_done(block):
-        done = cf.wait(pending, return_when=cf.FIRST_COMPLETED).done if block else [
-            f for f in pending if f.done()]
-        for future in done:
-            item = pending.pop(future)
-            try:
-                fields = future.result()
-            except Exception as exc:    # noqa: BLE001 - reported per problem
-                fields = exc
-            finish(item, _solve_item(item, run, limits, fields))
-
-    def settle():
-        # Everything handed out is answered: at the end, and before stdin is read (which
-        # waits for its writer to finish).
-        while held:
-            _solve_here(held.pop(0), run, limits, finish)
-        while pending:
-            finish_done(block=True)
-
-    try:
-        for item in read(before_stdin=settle):
-            held.append(item)
-            if pool is None:
-                if len(held) < 2:
-                    continue
-                pool = cf.ProcessPoolExecutor(max_workers=jobs,
-                                              mp_context=multiprocessing.get_context("spawn"))
-            finish_done(block=False)
-            while len(pending) >= IN_FLIGHT_PER_JOB * jobs:
-                finish_done(block=True)
-            while held:
-                item = held.pop(0)
-                try:
-                    pending[pool.submit(_solve_fields, item.position.sfen(), limits)] = item
-                except Exception as exc:    # noqa: BLE001 - a broken pool: per problem, as a failed result
-                    finish(item, _solve_item(item, run, limits, exc))
-        settle()
-    except BaseException:
-        for future in pending:
-            future.cancel()
-        raise
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=True)
-
-
 def _stderr_is_terminal():
     return sys.stderr.isatty()
 
@@ -601,15 +574,14 @@ class _Progress:
             click.echo("\r" + " " * self.shown + "\r", err=True, nl=False)
             self.shown = 0
 
-    def close(self, records):
-        if not self.enabled or len(records) < 2:
+    def close(self, counts):
+        """`counts`: the records written, per status."""
+        total = sum(counts.values())
+        if not self.enabled or total < 2:
             return
-        counts = {}
-        for rec in records:
-            counts[rec["status"]] = counts.get(rec["status"], 0) + 1
         text = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
         self.clear()
-        click.echo(f"{len(records)} problems: {text}; "
+        click.echo(f"{total} problems: {text}; "
                    f"{time.perf_counter() - self.start_time:.1f} s", err=True)
 
 
@@ -629,15 +601,16 @@ def _emit(fmt, item, rec, first, encoding="utf-8"):
         lines.extend(verdict_lines(rec, item.position))
         _write("\n".join(lines))
     elif fmt == "usi":
-        if rec["status"] != "error":
-            _write(f"{item.source}\t{checkmate_line(rec)}")
+        answer = checkmate_line(rec)
+        if rec["status"] == "error":
+            answer += " " + _one_line(rec["error"] or "")
+        _write(f"{item.source}\t{answer}")
     elif fmt == "kif":
-        if rec["status"] != "error":
-            text = ("" if first else "\n") + _kif_text(item, rec)
-            if encoding != "utf-8":
-                from .outdir import encode_kif
-                text = encode_kif(text, encoding)[0]
-            _write(text, nl=False)
+        text = ("" if first else "\n") + _kif_text(item, rec)
+        if encoding != "utf-8":
+            from .outdir import encode_kif
+            text = encode_kif(text, encoding)[0]
+        _write(text, nl=False)
     elif fmt == "svg":
         if item.position is not None:
             _write(_svg_text(item, rec), nl=False)
@@ -700,10 +673,13 @@ def _write_file(out, fmt, item, rec, encoding="utf-8"):
 
 
 def _kif_text(item, rec):
+    """A KIF record; for a problem that could not be read, its two comment lines only."""
+    head = f"# {_one_line(item.source, 400)}\n# 結果：{_one_line(summary_line(rec), 300)}\n"
+    if item.position is None:
+        return head
     from .formats.kif import write_kif
     title = item.metadata.get("title") or None
     body = write_kif(item.position, moves=rec["moves"] or None, title=title, tree=rec.get("tree"))
-    head = f"# {_one_line(item.source, 400)}\n# 結果：{_one_line(summary_line(rec), 300)}\n"
     head += "".join(f"# {_one_line(line, 400)}\n" for line in flaw_lines(rec, item.position))
     return head + body + ("" if body.endswith("\n") else "\n")
 
@@ -801,6 +777,22 @@ Shogi): answers 'go mate' with 'checkmate ...' on standard output. See README "U
 def usi(ctx):
     from .usi import run
     ctx.exit(run())
+
+
+@cli.command(help="""Load the solver's compiled code, or compile it on the first run after
+installing (about 40-60 s on 2 cores), and say how long it took. Run it once on a new
+machine, such as each node of a Dask cluster, before its first batch.""")
+@click.pass_context
+def warmup(ctx):
+    from .pipeline import warm_up
+    from .solver import search_is_compiled
+    cached = search_is_compiled()
+    start = time.perf_counter()
+    warm_up()
+    took = time.perf_counter() - start
+    click.echo(f"tsume: {'loaded the compiled solver' if cached else 'compiled the solver'} "
+               f"in {took:.1f} s")
+    ctx.exit(EXIT_OK)
 
 
 def _title_lines(item):

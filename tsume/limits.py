@@ -46,6 +46,11 @@ TREE_PER_PROOF = 2
 # Moves in the solution tree past which the 変化 of 変化 are not expanded (the first
 # level, every reply at the main line's own defender turns, is always complete).
 TREE_MAX_MOVES = 1000
+# What a problem's answer includes (Limits.answer, the CLI's --answer): a verified mate
+# of any length; the shortest length and its line by the tsume rules, every
+# interposition counted and no 余詰 check (what a dataset of mate-in-N labels needs);
+# or that with 無駄合 and 余詰 too.
+ANSWER_LEVELS = ("proof", "length", "full")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +58,8 @@ class Limits:
     """What a problem's solve may spend and compute (the CLI's options)."""
     time_limit: float | None = None  # seconds for the whole problem, proof and answer
     nodes: int | None = None         # nodes for the whole problem
-    answer: bool = True              # the composer's answer; False: any verified mate
+    answer: bool = True              # the composer's answer; False: any verified mate;
+                                     # or a level of ANSWER_LEVELS (see __post_init__)
     yozume: bool = True              # check every other check along the line (余詰)
     yozume_nodes: int = YOZUME_NODES  # per alternative and defender reply
     mudaai: bool = True              # futile interpositions are not counted (無駄合)
@@ -61,6 +67,15 @@ class Limits:
     tree_depth: int | None = None    # levels of 変化 in it (None: TREE_MAX_MOVES decides)
 
     def __post_init__(self):
+        if isinstance(self.answer, str):
+            # A level is stored as the fields it stands for, so the pipeline reads only
+            # booleans: "length" turns 無駄合 and 余詰 off whatever they were given as.
+            if self.answer not in ANSWER_LEVELS:
+                raise ValueError(f"answer must be one of {ANSWER_LEVELS}, not {self.answer!r}")
+            if self.answer == "length":
+                object.__setattr__(self, "yozume", False)
+                object.__setattr__(self, "mudaai", False)
+            object.__setattr__(self, "answer", self.answer != "proof")
         if self.time_limit is not None and not (self.time_limit > 0 and math.isfinite(self.time_limit)):
             raise ValueError(f"time limit must be a positive number of seconds, not {self.time_limit}")
         for name in ("nodes", "yozume_nodes"):
@@ -69,6 +84,13 @@ class Limits:
                 raise ValueError(f"{name} must be from 1 to {MAX_NODES}, not {value}")
         if self.tree_depth is not None and self.tree_depth < 0:
             raise ValueError(f"tree depth must be 0 or more, not {self.tree_depth}")
+
+    @property
+    def level(self):
+        """The answer level these limits ask for (ANSWER_LEVELS; "full" also without 余詰)."""
+        if not self.answer:
+            return "proof"
+        return "length" if not (self.yozume or self.mudaai) else "full"
 
 
 class Budget:

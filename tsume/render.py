@@ -106,7 +106,9 @@ def _mate_lines(rec, position=None):
     if unchecked:
         flaws.append(_unchecked_line(unchecked))
     if not rec["exact"]:
-        flaws.append("手数未確定 / length not proven shortest (budget)")
+        # (mudaai is null only when no answer was asked for: --answer proof)
+        flaws.append("手数未確定 / length not proven shortest ("
+                     + ("budget)" if rec["mudaai"] is not None else "proof only)"))
     if rec["complete"]:
         lines.append(f"完全作 / complete: mate in {n}")
     else:

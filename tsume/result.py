@@ -53,15 +53,18 @@ def _plain(value):
 
 
 RESULT_KEYS = tuple(f.name for f in fields(Result))
-# The record of one problem: where it came from, what was found, and the problem's
-# own extras (the main line in Japanese, the comparison with the author's line, the
-# error of a problem that could not be read or solved).
-RECORD_KEYS = ("source", "sfen") + RESULT_KEYS + ("kifu", "sakui", "error")
+# The record of one problem: its name and where it came from, what was found, and the
+# problem's own extras (the main line in Japanese, the comparison with the author's
+# line, what the file says about it, the error of a problem that could not be read or
+# solved).
+RECORD_KEYS = ("id", "source", "sfen") + RESULT_KEYS + ("kifu", "sakui", "metadata", "error")
 
 
-def record(source, sfen=None, result=None, kifu="", sakui=None, error=None):
-    """The JSON object of one problem; without a result, an `error` record."""
-    rec = {"source": source, "sfen": sfen}
+def record(source, sfen=None, result=None, kifu="", sakui=None, error=None, problem_id=None,
+           metadata=None):
+    """The JSON object of one problem; without a result, an `error` record. Its id is
+    the source unless `problem_id` names it."""
+    rec = {"id": source if problem_id is None else problem_id, "source": source, "sfen": sfen}
     rec.update((result or Result(status="error")).fields())
-    rec.update(kifu=kifu, sakui=sakui, error=error)
+    rec.update(kifu=kifu, sakui=sakui, metadata=dict(metadata or {}), error=error)
     return rec
