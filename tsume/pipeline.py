@@ -73,6 +73,12 @@ def _prove(solver, pos):
     """The proof phase: (a Result with a verified line of any length, nomate or
     unknown; the proof's mate length bound, or -1)."""
     pn, dn, reason, proof_length = solver.search(pos, None, line=True)
+    return _settle(solver, pos, pn, dn, reason, proof_length)
+
+
+def _settle(solver, pos, pn, dn, reason, proof_length):
+    """_prove's result from its search's outcome (solve_many's path for a problem
+    its kernel hands back, with the solver as the search left it)."""
     if dn == 0:
         return Result(status="nomate"), -1
     if pn != 0:
