@@ -53,6 +53,8 @@ LINE_PLIES = 64
 HANDOFF_NODES = SLICE_NODES
 CALL_NODES = SLICE_NODES
 
+# Typed values, not literals: _search called with a literal 0 was compiled a second
+# time for it (dfpn.py's note), which cost the kernel's first use about 20 s more.
 _0 = np.int64(0)
 _NO_LIMIT = np.int64(NO_LIMIT)
 
@@ -102,7 +104,7 @@ def prove_many(boards, hands, states, keys, thands, vals, salts, start, max_node
             control[CTRL_NO_DEPTH_TERM] = nodes >= DEPTH_TERM_NODES
             size = clusters * CLUSTER
             pn, dn, n, stop, length = _search(board, hand, state, keys[:size], thands[:size],
-                                              vals[:size], salt, salt, 0, _NO_LIMIT, budget,
+                                              vals[:size], salt, salt, _0, _NO_LIMIT, budget,
                                               control, pending, work_moves, work_pn, work_dn,
                                               work_hand, work_len, work_rep, work_next, work_wait,
                                               frames, move_bufs, on_path, line_moves, small)
