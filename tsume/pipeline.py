@@ -26,7 +26,8 @@ from . import movegen, notation
 from .answer import REPROVE_NODES as LINE_REPROVE_NODES
 from .answer import AnswerFinder, OutOfBudget, line_of_length, stored_proof_length
 from .dfpn import CTRL_STOP, replays_to_mate
-from .lines import leftover_after, leftover_of_hand, to_moves, to_usi, verify_mating_line
+from .lines import (leftover_after, leftover_of_hand, to_moves, to_usi, usi_rows,
+                    verify_mating_line)
 from .limits import MAX_NODES, UNLIMITED, Budget
 from .mudaai import rule_answer
 from .result import Result
@@ -97,7 +98,7 @@ def _prove_many(positions, limits, solver):
     control[CTRL_STOP] = 0
     chunk = min(bulk.CHUNK, len(positions))
     out = np.empty((chunk, bulk.OUT_SIZE), dtype=np.int64)
-    lines = np.empty((chunk, bulk.LINE_PLIES), dtype=np.int32)
+    lines = np.zeros((chunk, bulk.LINE_PLIES), dtype=np.int32)   # (read past a line's end)
     reasons = bulk.REASONS
     results = []
     for lo in range(0, len(positions), chunk):
@@ -115,14 +116,14 @@ def _prove_many(positions, limits, solver):
             end = nxt + (handoff != bulk.HANDOFF_NONE)
             share = (time.perf_counter() - started) / max(1, int(out[i:end, bulk.O_NODES].sum()))
             rows = out[i:end].tolist()
-            # (Every line as Python ints at once, as wide as the longest: a numpy slice
-            # and tolist per problem cost more than its USI text.)
-            found = lines[i:nxt, :max(out[i:nxt, bulk.O_LINE].max(initial=0), 1)].tolist()
+            # (Every line's text at once, as wide as the longest: a numpy slice, tolist
+            # and to_usi per problem cost a short problem a tenth of its time.)
+            found = usi_rows(lines[i:nxt, :max(out[i:nxt, bulk.O_LINE].max(initial=0), 1)])
             for k in range(nxt - i):
                 pn, dn, nodes, _, plies, hand, reason, _ = rows[k]     # (bulk.O_*)
                 if pn == 0:
                     leftover = leftover_of_hand(hand)
-                    results.append(Result("mate", plies, plies, to_usi(found[k][:plies]),
+                    results.append(Result("mate", plies, plies, found[k][:plies],
                                           bool(leftover), leftover, [], [], None, False, False,
                                           nodes, nodes * share))
                 elif dn == 0:
