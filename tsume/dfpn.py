@@ -59,7 +59,7 @@ DEPTH_CAP = 2
 # interposition of unknown futility is a defence under RULE_D2, which keeps its proofs
 # sound, and futile under RULE_KEEP, which keeps its disproofs sound (a proof there
 # holds only if none was met: control[CTRL_UNKNOWN_FUTILITY] == 0). RULE_D2_DISPROVE is D2
-# with an# interposition of unknown futility taken as futile: the defender has at most the
+# with an interposition of unknown futility taken as futile: the defender has at most the
 # defences it has under D2, so a disproof there says no mate within the depth by D2
 # whatever is still unknown (mudaai.py: a shorter mate ruled out in one search).
 RULE_PLAIN, RULE_D2, RULE_KEEP, RULE_D2_DISPROVE = 0, 1, 2, 3
@@ -67,7 +67,7 @@ RULE_PLAIN, RULE_D2, RULE_KEEP, RULE_D2_DISPROVE = 0, 1, 2, 3
 # interposition (futility_salt): every interposition on one square leaves the same
 # board once the checker takes it, so the post-capture entries _futility reads share
 # one table cluster and evict each other, while the positions after the interpositions
-# differ. Bits 32-39 differ from those of answer.py's and mudaai.py's namespaces, whose
+# differ. Bits 32-39 differ from those of the other namespaces (solver.NAMESPACES), whose
 # counters live in bits 40 and up; checker and square go in bits 41-54, since one
 # board after two different interpositions (against two sliders) is possible.
 FUTILITY_NAMESPACE = np.int64(0x6C6C_13F0) << 32
@@ -757,7 +757,7 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
     length, or for a disproof the depth it holds to.
     The table keeps everything learned, so a call that stopped at max_nodes can simply
     be called again to continue (control[CTRL_PATH_SALT] remembers whether this namespace
-    has     stored path-dependent disproofs, see the module's note on repetition).
+    has stored path-dependent disproofs, see the module's note on repetition).
     A call that proves the root leaves a mating line in the workspace when
     control[CTRL_WANT_LINE] asks for one (see LINE_LEN); control[CTRL_NO_DEPTH_TERM] != 0
     turns off the depth term of first     proof numbers (DEPTH_CAP).

@@ -28,6 +28,23 @@ def to_usi(moves):
     return out
 
 
+# The same texts by move (the encoding's 15 bits, move.py), for whole arrays of lines
+# at once: a None is a move not seen yet.
+_USI_BY_MOVE = np.full(1 << 15, None, dtype=object)
+
+
+def usi_rows(moves):
+    """USI strings of a 2-D int array of moves, as one list per row (solve_many: one
+    numpy lookup for a batch's lines costs less than to_usi on each)."""
+    texts = _USI_BY_MOVE[moves]
+    unseen = texts == None      # noqa: E711 (elementwise, on an object array)
+    if unseen.any():
+        for move in np.unique(moves[unseen]).tolist():
+            _USI_BY_MOVE[move] = to_usi([move])[0]
+        texts = _USI_BY_MOVE[moves]
+    return texts.tolist()
+
+
 def to_moves(line):
     """USI strings -> int32 array for the compiled kernels (never empty: a zero-length
     line is passed with its length 0)."""

@@ -19,14 +19,18 @@ verified line of an earlier phase is reported, and ``reason`` / ``mudaai`` /
 ``yozume`` say what was cut.
 """
 import dataclasses
+import gc
 import time
+
+import numpy as np
 
 from . import movegen, notation
 from .answer import REPROVE_NODES as LINE_REPROVE_NODES
 from .answer import AnswerFinder, OutOfBudget, line_of_length, stored_proof_length
-from .dfpn import replays_to_mate
-from .lines import leftover_after, leftover_of_hand, to_moves, to_usi, verify_mating_line
-from .limits import UNLIMITED, Budget
+from .dfpn import CTRL_STOP, replays_to_mate
+from .lines import (leftover_after, leftover_of_hand, to_moves, to_usi, usi_rows,
+                    verify_mating_line)
+from .limits import MAX_NODES, UNLIMITED, Budget
 from .mudaai import rule_answer
 from .result import Result
 from .solver import (DEFAULT_HASH_MB, MAX_PLY, NO_LIMIT, REPROVE_NODES, REPROVE_NODES_MIN,
@@ -67,6 +71,109 @@ def solve(position, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, progre
     return result
 
 
+def solve_many(positions, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, **options):
+    """solve() of each position (same arguments), as a list of Results in their order.
+    Proof only (answer=False) and with no time limit, the proofs run many to a compiled
+    call (bulk.prove_many), each searched as solve() searches it, so that a short
+    problem no longer pays a Python call, numba's dispatch and a clock of its own; the
+    Results are solve()'s but for `seconds`, each call's time shared out by nodes. A
+    stop request (Solver.stop) ends the batch: the problem being searched and those
+    after it are unknown, "interrupted". The positions are left as they were."""
+    limits = _limits(limits or UNLIMITED, options) if options else (limits or UNLIMITED)
+    if limits.answer or limits.time_limit is not None:
+        # The answer's phases are Python's, and so is the clock: nothing to batch.
+        return [solve(position, limits, hash_mb=hash_mb, solver=solver)
+                for position in positions]
+    positions = list(positions)
+    if not positions:
+        return []
+    solver = solver or shared_solver(hash_mb)
+    # Each Result brings a few lists and dicts, which would wake the cyclic collector
+    # every hundred-odd problems to walk the young objects (and now and then every
+    # object of numba's): as much as the search of a short problem. None of them
+    # makes a cycle, so it waits until the batch is done.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _prove_many(positions, limits, solver)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _prove_many(positions, limits, solver):
+    """solve_many's proof-only path: chunks of positions stacked for the kernel, its
+    rows made Results, and a problem it hands back settled by the ordinary path from
+    where the kernel left it (bulk.py)."""
+    from . import bulk      # (here: its kernel is compiled or loaded on first use only)
+    max_nodes = limits.nodes if limits.nodes is not None else MAX_NODES
+    control, work, table = solver.control, solver.work, solver.full_table
+    control[CTRL_STOP] = 0
+    chunk = min(bulk.CHUNK, len(positions))
+    out = np.empty((chunk, bulk.OUT_SIZE), dtype=np.int64)
+    lines = np.zeros((chunk, bulk.LINE_PLIES), dtype=np.int32)   # (read past a line's end)
+    reasons = bulk.REASONS
+    results = []
+    for lo in range(0, len(positions), chunk):
+        part = positions[lo:lo + chunk]
+        boards = np.concatenate([p.board for p in part]).reshape(len(part), -1)
+        hands = np.concatenate([p.hands for p in part]).reshape(len(part), -1)
+        states = np.concatenate([p.state for p in part]).reshape(len(part), -1)
+        salts = solver.new_salts(len(part))
+        i = 0
+        while i < len(part):
+            started = time.perf_counter()
+            nxt, handoff = bulk.prove_many(boards, hands, states, *table, salts, i, max_nodes,
+                                           bulk.HANDOFF_NODES, bulk.CALL_NODES, control, work,
+                                           out, lines)
+            end = nxt + (handoff != bulk.HANDOFF_NONE)
+            share = (time.perf_counter() - started) / max(1, int(out[i:end, bulk.O_NODES].sum()))
+            rows = out[i:end].tolist()
+            # (Every line's text at once, as wide as the longest: a numpy slice, tolist
+            # and to_usi per problem cost a short problem a tenth of its time.)
+            found = usi_rows(lines[i:nxt, :max(out[i:nxt, bulk.O_LINE].max(initial=0), 1)])
+            for k in range(nxt - i):
+                pn, dn, nodes, _, plies, hand, reason, _ = rows[k]     # (bulk.O_*)
+                if pn == 0:
+                    leftover = leftover_of_hand(hand)
+                    results.append(Result("mate", plies, plies, found[k][:plies],
+                                          bool(leftover), leftover, [], [], None, False, False,
+                                          nodes, nodes * share))
+                elif dn == 0:
+                    results.append(Result("nomate", None, None, [], False, {}, [], [], None,
+                                          False, False, nodes, nodes * share))
+                else:
+                    results.append(Result("unknown", None, None, [], False, {}, [], [], None,
+                                          False, False, nodes, nodes * share, reasons[reason]))
+            if handoff != bulk.HANDOFF_NONE:
+                results.append(_take_over(solver, part[nxt], rows[-1], int(salts[nxt]),
+                                          handoff == bulk.HANDOFF_SEARCH, limits))
+                results[-1].seconds += rows[-1][bulk.O_NODES] * share
+                nxt += 1
+            i = nxt
+            if control[CTRL_STOP]:
+                results += [Result("unknown", reason="interrupted")
+                            for _ in range(len(results), len(positions))]
+                return results
+    return results
+
+
+def _take_over(solver, pos, row, salt, searching, limits):
+    """The Result of a problem bulk.prove_many handed back (its `row`): the search goes
+    on (`searching`) or its line is read, by the ordinary path (_settle)."""
+    from .bulk import O_CLUSTERS, O_DN, O_LENGTH, O_NODES, O_PN
+    started = time.perf_counter()
+    solver.resume_problem(salt, row[O_NODES], row[O_CLUSTERS], Budget(limits))
+    if searching:
+        pn, dn, reason, length = solver.search(pos, None, line=True)
+    else:
+        pn, dn, reason, length = row[O_PN], row[O_DN], None, row[O_LENGTH]
+    result, _ = _settle(solver, pos, pn, dn, reason, length)
+    result.nodes = solver.nodes
+    result.seconds = time.perf_counter() - started
+    return result
+
+
 _LIMITS = {}     # (id(limits), options) -> (limits, Limits): a short problem's
                  # solve is a few µs, and a Limits takes one to hash and more to make
 
@@ -86,6 +193,12 @@ def _prove(solver, pos):
     """The proof phase: (a Result with a verified line of any length, nomate or
     unknown; the proof's mate length bound, or -1)."""
     pn, dn, reason, proof_length = solver.search(pos, None, line=True)
+    return _settle(solver, pos, pn, dn, reason, proof_length)
+
+
+def _settle(solver, pos, pn, dn, reason, proof_length):
+    """_prove's result from its search's outcome (solve_many's path for a problem
+    its kernel hands back, with the solver as the search left it)."""
     if dn == 0:
         return Result(status="nomate"), -1
     if pn != 0:
@@ -211,13 +324,17 @@ def strict_answer(finder, root, proof_line, upper):
 
 
 # ---------------------------------------------------------------- warm-up
-def warm_up():
+def warm_up(bulk=False):
     """Load every compiled function that solve() may call, or compile it on the first
     run after installing: a function is loaded from numba's cache when first called,
     10-30 ms each, which would otherwise fall on the first problem that needs it (the
     table-walk fallback of proof_moves, for instance, only some problems use). Solves
     a 3-ply problem on a tiny table, with the tsume answer, that fallback and the table
-    read (extract_line: solve's own search reads its line itself)."""
+    read (extract_line: solve's own search reads its line itself).
+    With `bulk`, also solve_many's batch kernel (bulk.py), for a process that will
+    solve batches: its cache holds a copy of the whole search of its own, so it adds a
+    load (about a quarter of the rest) and, on the first run, a compile of its own;
+    left out by default (the USI engine never uses it)."""
     from .position import Position
     from .solver import Solver
     pos = Position.from_sfen("8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1")
@@ -226,3 +343,5 @@ def warm_up():
     solver._mating_line_slow(pos, MAX_PLY)
     solver.proof_moves(pos)       # (the table read the answer analysis uses)
     solver.grow()          # (a table this small is all in use: nothing moves)
+    if bulk:
+        solve_many([pos], answer=False, solver=solver)

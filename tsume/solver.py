@@ -143,6 +143,27 @@ class Solver:
         control[CTRL_STOP] = 0
         control[CTRL_FRESH_SALT] = self.salt
 
+    def new_salts(self, n):
+        """The salts of the next n problems, drawn as new_problem draws them, for a batch
+        (bulk.prove_many) that starts each problem itself: with one seed, its problems
+        are searched as solve() one by one would search them."""
+        # CPython's getrandbits(62) is two 32-bit words of the generator, the low one
+        # first, the high one shifted right by 2; so is each salt here, cut from one draw
+        # of 64n bits: n draws cost as much as a short problem's Python (tests/test_bulk.py
+        # checks the salts against solve()'s).
+        words = np.frombuffer(self._rng.getrandbits(64 * n).to_bytes(8 * n, "little"),
+                              dtype=np.uint32).astype(np.int64)
+        return words[0::2] | ((words[1::2] >> 2) << 32) | 1
+
+    def resume_problem(self, salt, nodes, clusters, budget=None):
+        """Take over a problem that bulk.prove_many began and handed back: its salt, the
+        nodes it took and the table clusters its search ended in (the control and work
+        arrays are already as the search left them)."""
+        self.salt = salt
+        self.nodes = nodes
+        self.budget = budget if budget is not None else _NO_BUDGET
+        self.use_clusters(clusters)
+
     def stop(self):
         """Ask a running search to stop (safe from another thread)."""
         self.control[CTRL_STOP] = 1
