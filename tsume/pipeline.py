@@ -57,14 +57,12 @@ def solve(position, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, progre
     # The kernels leave the position as they found it, so without the answer (which
     # plays moves on it) the caller's own position serves.
     pos = position.copy() if limits.answer else position
-    try:
-        result, proof_length = _prove(solver, pos)
-        if result.status == "mate" and limits.answer:
-            _answer(solver, pos, result, proof_length, limits, budget)
-            if limits.tree:
-                _tree(solver, pos, result, limits, budget)
-    finally:
-        if progress is not None:
+    if progress is None:
+        result = _phases(solver, pos, limits, budget)
+    else:
+        try:
+            result = _phases(solver, pos, limits, budget)
+        finally:
             progress("done", solver.nodes, time.perf_counter() - budget.start)
     result.nodes = solver.nodes
     result.seconds = time.perf_counter() - budget.start
@@ -174,6 +172,15 @@ def _take_over(solver, pos, row, salt, searching, limits):
     return result
 
 
+def _phases(solver, pos, limits, budget):
+    result, proof_length = _prove(solver, pos)
+    if result.status == "mate" and limits.answer:
+        _answer(solver, pos, result, proof_length, limits, budget)
+        if limits.tree:
+            _tree(solver, pos, result, limits, budget)
+    return result
+
+
 _LIMITS = {}     # (id(limits), options) -> (limits, Limits): a short problem's
                  # solve is a few µs, and a Limits takes one to hash and more to make
 
@@ -220,9 +227,9 @@ def _settle(solver, pos, pn, dn, reason, proof_length):
     leftover = (leftover_of_hand(end_hand) if end_hand is not None
                 else leftover_after(pos, moves, len(moves)))
     n = len(moves)      # (positional: a short problem's solve is a few µs)
-    result = Result("mate", n, n, to_usi(moves), bool(leftover), leftover)
-    result.strict_moves = list(result.moves)    # (a proof line counts every interposition)
-    return result, int(proof_length)
+    line = to_usi(moves)        # (a proof line counts every interposition: strict_moves too)
+    return Result("mate", n, n, line, bool(leftover), leftover, [], [], None, False, False,
+                  0, 0.0, None, line), int(proof_length)
 
 
 # ---------------------------------------------------------------- 2-5. the answer
