@@ -391,7 +391,7 @@ def solve(ctx, paths, fmt, defender_hand, answer, time_limit, nodes, hash_mb, yo
                     raise _OutputError(exc) from exc
             else:
                 _emit(fmt, item, rec, state["first"])
-        state["first"] = False
+            state["first"] = False
         progress.done(rec)
 
     def read(before_stdin=None):
