@@ -300,7 +300,8 @@ Output (--format), one record per problem, in input order (see --unordered):
          {" ".join(JSON_KEYS[:7])}
          {" ".join(JSON_KEYS[7:14])}
          {" ".join(JSON_KEYS[14:])}
-  jsonl  one JSON object per line, written as soon as each problem is done
+  jsonl  one JSON object per line, written as soon as the problem (and those
+         before it) is done
   kif    a KIF record (board + main line) per problem, blank-line separated
   usi    'SOURCE<TAB>checkmate MOVES' / 'checkmate nomate' / 'checkmate timeout'
          / 'error MESSAGE'
