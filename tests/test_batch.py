@@ -291,7 +291,8 @@ class PoisonedPool(batch.LocalPool):
     work = staticmethod(die_on_poison)
 
 
-def test_a_problem_whose_worker_dies_twice_is_an_error_record():
+def test_a_problem_whose_worker_dies_twice_is_an_error_record(monkeypatch):
+    monkeypatch.setattr(batch, "CHUNK_SHARE", 100)     # chunks of several problems at once
     text = "".join(f"{sfen}\n" for sfen in [S3_SFEN] * 3 + [POISON] + [S3_SFEN] * 3)
     items = list(read_problems(text))
     out = []
@@ -299,8 +300,12 @@ def test_a_problem_whose_worker_dies_twice_is_an_error_record():
     pool = PoisonedPool(2, limits)
     pool.max_chunk = 4
     job = batch.Batch(pool, lambda item, rec: out.append(rec))
-    job.seconds = 0.02              # chunks of several problems from the start
+    job.seconds = 0.02
+    sizes = []
+    submit = pool.submit
+    pool.submit = lambda chunk: (sizes.append(len(chunk)), submit(chunk))
     job.run(lambda before_stdin: iter(items))
+    assert max(sizes) > 1
     assert [r["source"] for r in out] == [f"<text>:{n}" for n in range(1, 8)]
     assert [r["status"] for r in out] == ["mate"] * 3 + ["error"] + ["mate"] * 3
     assert out[3]["error"] == "worker process died while solving it, twice (killed by SIGKILL)"

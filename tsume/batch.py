@@ -5,7 +5,9 @@ The CLI reads the problems and writes the records (cli.py); this module runs the
 
 * ``Batch`` numbers the problems as they are read, hands them to a backend in chunks
   (sized to about ``chunk_seconds`` of solving, so a worker's round trip is paid once
-  per chunk, not per problem), at most ``capacity`` chunks ahead, and delivers the
+  per chunk, not per problem; and to a share of the problems read so far, so that a
+  batch whose problems grow harder, as sets sorted by length do, does not end on one
+  worker with one huge chunk), at most ``capacity`` chunks ahead, and delivers the
   records in input order (``Reorder``) or as they finish;
 * backends: ``Serial`` (this process), ``LocalPool`` (``--jobs N``: N single-process
   pools of the standard library, so a dead worker names the chunk it was solving, which
@@ -38,6 +40,10 @@ IN_FLIGHT_PER_JOB = 2
 LOCAL_CHUNK_SECONDS = 0.2
 DASK_CHUNK_SECONDS = 1.0
 MAX_CHUNK = 256
+# A chunk holds at most this share of the problems read so far, per chunk in flight.
+CHUNK_SHARE = 0.5
+# Weight of the latest chunks' mean solve time in the running estimate.
+ESTIMATE_WEIGHT = 0.3
 # Finished records held back for input order while an earlier problem is still being
 # solved; past this, no more problems are read until it is done.
 ORDER_WINDOW = 4096
@@ -374,8 +380,13 @@ class LocalPool:
 def _death_cause(pool):
     """How a broken single-worker pool's process ended ("killed by SIGKILL"); reads the
     executor's process table, which the standard library does not make public."""
-    for process in (getattr(pool, "_processes", None) or {}).values():
-        code = process.exitcode
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        # Its pipe closes as it exits, a moment before it can be waited for (and the
+        # pool's own thread may be the one that waits for it).
+        code, deadline = process.exitcode, time.monotonic() + 1.0
+        while code is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+            code = process.exitcode
         if code is not None and code < 0:
             try:
                 return f"killed by {signal.Signals(-code).name}"
@@ -525,7 +536,7 @@ class Batch:
         self.skip = skip
         self.count = 0
         self.chunk = []
-        self.seconds = None         # running mean of a problem's solve time
+        self.seconds = None         # running estimate of a problem's solve time
 
     def run(self, read):
         """Solve what ``read(before_stdin)`` yields (see cli._items); the backend is
@@ -576,7 +587,8 @@ class Batch:
     def _chunk_size(self):
         if self.seconds is None:
             return 1
-        return max(1, min(self.backend.max_chunk,
+        share = int(CHUNK_SHARE * self.count / self.backend.capacity)
+        return max(1, min(self.backend.max_chunk, share,
                           int(self.backend.chunk_seconds / max(self.seconds, 1e-6))))
 
     def _submit(self):
@@ -585,10 +597,13 @@ class Batch:
             self.backend.submit(chunk)
 
     def _collect(self, block):
-        for task, outcome in self.backend.collect(block):
-            if isinstance(outcome, dict):
-                s = float(outcome.get("seconds") or 0.0)
-                self.seconds = s if self.seconds is None else self.seconds + 0.05 * (s - self.seconds)
+        done = self.backend.collect(block)
+        times = [float(o.get("seconds") or 0.0) for _, o in done if isinstance(o, dict)]
+        if times:
+            mean = sum(times) / len(times)
+            self.seconds = mean if self.seconds is None else (
+                self.seconds + ESTIMATE_WEIGHT * (mean - self.seconds))
+        for task, outcome in done:
             self._finish(task.index, task.item, problem_record(task.item, task.sfen, outcome))
 
     def _finish(self, index, item, rec):

@@ -301,7 +301,8 @@ Output (--format), one record per problem, in input order (see --unordered):
          {" ".join(JSON_KEYS[:7])}
          {" ".join(JSON_KEYS[7:14])}
          {" ".join(JSON_KEYS[14:])}
-  jsonl  one JSON object per line, written as soon as each problem is done
+  jsonl  one JSON object per line, written as soon as the problem (and those
+         before it) is done
   kif    a KIF record (board, main line and its 変化) per problem, blank-line separated
   usi    'SOURCE<TAB>checkmate MOVES' / 'checkmate nomate' / 'checkmate timeout'
          / 'error MESSAGE'
@@ -426,7 +427,7 @@ def solve(ctx, paths, fmt, defender_hand, answer, time_limit, nodes, hash_mb, yo
                 _write_file(out, fmt, item, rec, encoding)
             else:
                 _emit(fmt, item, rec, state["first"], encoding)
-        state["first"] = False
+            state["first"] = False
         progress.done(rec)
 
     def read(before_stdin=None):
