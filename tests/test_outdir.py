@@ -1,6 +1,7 @@
 """--out-dir and --encoding (outdir.py, issue #47): one file per problem, named by its id,
 KIF in cp932 with CRLF for Kifu for Windows."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -39,13 +40,16 @@ def test_solve_out_dir_writes_a_file_per_problem(tmp_path):
     result = run("solve", "-f", "kif", "--encoding", "cp932", "--out-dir", out,
                  PROBLEMS / "s3.kif", PROBLEMS / "tanuki.tsv")
     assert result.exit_code == 0, result.stderr
-    names = ["s3.kif", "tanuki_2.kif", "tanuki_3.kif", "tanuki_4.kif"]
+    # Named by the record's id: the KIF's title, the TSV's id column.
+    names = ["S3_SPEC_2.7.kif", "tanuki-1-0001.kif", "tanuki-3-0001.kif", "tanuki-5-0001.kif"]
     assert result.stdout.splitlines() == [str(out / n) for n in names]
-    text = (out / "s3.kif").read_bytes().decode("cp932")
+    text = (out / names[0]).read_bytes().decode("cp932")
     assert "\r\n" in text and "\n" not in text.replace("\r\n", "")
     assert "後手の持駒：" in text and "まで3手で詰み" in text
     result = run("solve", "-f", "json", "--out-dir", tmp_path / "json", PROBLEMS / "s3.sfen")
-    assert json.loads((tmp_path / "json" / "s3.json").read_text())["moves"] == ["P*1b", "1a1b", "L*1c"]
+    written = Path(result.stdout.strip())        # (no title: its id is its source)
+    assert written == tmp_path / "json" / "s3.json"
+    assert json.loads(written.read_text())["moves"] == ["P*1b", "1a1b", "L*1c"]
 
 
 def test_out_dir_usage_errors(tmp_path):

@@ -81,9 +81,12 @@ class OutDir:
         return candidate
 
     def name_for(self, rec):
-        """The file name (without suffix) of a record: its id, else its source's."""
+        """The file name (without suffix) of a record: its id, else its source's (a
+        record whose id is only its source gets the shorter name made from the source)."""
         ident = rec.get("id")
-        return self.unique(safe_name(ident) if ident else source_name(rec.get("source")))
+        if ident and ident != rec.get("source"):
+            return self.unique(safe_name(ident))
+        return self.unique(source_name(rec.get("source")))
 
     def write(self, name, suffix, data):
         """Write `data` (str: UTF-8, or bytes) as name+suffix; returns the path. An
