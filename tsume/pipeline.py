@@ -134,9 +134,10 @@ def _prove_many(positions, limits, solver):
                 pn, dn, nodes, _, plies, hand, reason, _ = rows[k]     # (bulk.O_*)
                 if pn == 0:
                     leftover = leftover_of_hand(hand)
-                    results.append(Result("mate", plies, plies, found[k][:plies],
-                                          bool(leftover), leftover, [], [], None, False, False,
-                                          nodes, nodes * share))
+                    line = found[k][:plies]     # (strict_moves too, as _settle gives it)
+                    results.append(Result("mate", plies, plies, line, bool(leftover), leftover,
+                                          [], [], None, False, False, nodes, nodes * share,
+                                          None, line))
                 elif dn == 0:
                     results.append(Result("nomate", None, None, [], False, {}, [], [], None,
                                           False, False, nodes, nodes * share))
