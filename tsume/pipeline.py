@@ -50,8 +50,13 @@ def solve(position, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, progre
     `progress(phase, nodes, seconds)` is told how the solve goes: at the start of each
     phase (proof, length, mudaai, yozume), after every slice of a search, and with
     phase "done" when the solve ends, however it ends."""
-    limits = _limits(limits or UNLIMITED, options) if options else (limits or UNLIMITED)
-    budget = Budget(limits, progress=progress)
+    limits = _limits(limits, options) if options else (limits or UNLIMITED)
+    start = time.perf_counter()
+    # A proof without limits has nothing to account for: its Budget is made only if the
+    # answer follows (a 3-ply problem's solve is a few µs).
+    budget = (Budget(limits, start, progress)
+              if progress is not None or limits.answer or limits.time_limit is not None
+              or limits.nodes is not None else None)
     solver = solver or shared_solver(hash_mb)
     solver.new_problem(budget)
     # The kernels leave the position as they found it, so without the answer (which
@@ -63,9 +68,9 @@ def solve(position, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, progre
         try:
             result = _phases(solver, pos, limits, budget)
         finally:
-            progress("done", solver.nodes, time.perf_counter() - budget.start)
+            progress("done", solver.nodes, time.perf_counter() - start)
     result.nodes = solver.nodes
-    result.seconds = time.perf_counter() - budget.start
+    result.seconds = time.perf_counter() - start
     return result
 
 
@@ -77,7 +82,7 @@ def solve_many(positions, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, 
     Results are solve()'s but for `seconds`, each call's time shared out by nodes. A
     stop request (Solver.stop) ends the batch: the problem being searched and those
     after it are unknown, "interrupted". The positions are left as they were."""
-    limits = _limits(limits or UNLIMITED, options) if options else (limits or UNLIMITED)
+    limits = _limits(limits, options) if options else (limits or UNLIMITED)
     if limits.answer or limits.time_limit is not None:
         # The answer's phases are Python's, and so is the clock: nothing to batch.
         return [solve(position, limits, hash_mb=hash_mb, solver=solver)
@@ -182,18 +187,21 @@ def _phases(solver, pos, limits, budget):
     return result
 
 
-_LIMITS = {}     # (id(limits), options) -> (limits, Limits): a short problem's
-                 # solve is a few µs, and a Limits takes one to hash and more to make
+_KEYWORDS = {}   # keyword options -> their Limits: a short problem's solve is a few
+                 # µs, and a Limits takes one to hash and more to make
 
 
 def _limits(limits, options):
-    key = (id(limits), *options.items())
-    found = _LIMITS.get(key)
-    if found is None or found[0] is not limits:
-        if len(_LIMITS) >= 256:
-            _LIMITS.clear()
-        found = _LIMITS[key] = (limits, dataclasses.replace(limits, **options))
-    return found[1]
+    """The Limits of solve()'s `limits` and keyword options."""
+    if limits is not None:
+        return dataclasses.replace(limits, **options)     # (both given: seldom)
+    key = tuple(options.items())
+    found = _KEYWORDS.get(key)
+    if found is None:
+        if len(_KEYWORDS) >= 256:
+            _KEYWORDS.clear()
+        found = _KEYWORDS[key] = dataclasses.replace(UNLIMITED, **options)
+    return found
 
 
 # ---------------------------------------------------------------- 1. proof
