@@ -26,6 +26,25 @@ def cshogi_checks(board):
     return out
 
 
+def cshogi_skipped_mates(sfen, line):
+    """The attacker turns of `line` (USI, from sfen), the last aside, where some check
+    mates at once (cshogi: no legal reply left) and the line goes on: [(ply, check)]
+    with ply 1-based. A minimax line has none."""
+    board = cshogi.Board(sfen)
+    skipped = []
+    for ply, usi in enumerate(line[:-1]):
+        if ply % 2 == 0:
+            for check in sorted(cshogi_checks(board)):
+                board.push_usi(check)
+                mated = not cshogi_legal(board)
+                board.pop()
+                if mated:
+                    skipped.append((ply + 1, check))
+                    break
+        board.push_usi(usi)
+    return skipped
+
+
 def every_check(board, plies):
     """A propose() for cshogi_mates_within that names every check cshogi finds: the
     tree is then decided by cshogi alone (a full minimax)."""

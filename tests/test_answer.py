@@ -2,7 +2,7 @@
 
 import pytest
 
-from oracle import OutOfTime, cshogi_mates_within, proposer
+from oracle import OutOfTime, cshogi_mates_within, cshogi_skipped_mates, proposer
 from test_dfpn import _rows, assert_line_mates_under_cshogi
 from tsume import notation
 from tsume.position import Position
@@ -321,6 +321,10 @@ def test_rule_mode_settles_a_futile_interposition_inside_a_classic():
     assert (result.length, result.strict_length) == (int(cols[1]), 25) == (23, 25)
     assert result.mudaai == "not counted"
     assert_line_mates_under_cshogi(cols[0], result.moves)
+    # The rule's line is read from upper bounds: a reply with a mate at once (▲2二龍
+    # at ply 21 once) must not be taken for a longer defence.
+    assert not cshogi_skipped_mates(cols[0], result.moves)
+    assert not cshogi_skipped_mates(cols[0], result.strict_moves)
 
 
 def test_wider_rule_takes_unsettled_interpositions_as_futile():
@@ -517,6 +521,38 @@ def test_a_line_read_from_the_proofs_is_never_shorter_than_the_mate():
         if tried == 5:
             return
     assert tried, "no tanuki 7-ply row with a quickly lost defence"
+
+
+def test_a_line_read_out_of_budget_plays_every_mate_at_once():
+    """A proof line is any mate; df-pn's often lets the defender give up early and then
+    takes the long way home (a mate at once left for a longer one). When the analysis
+    runs out of budget before the length is settled, the line reported must still be a
+    minimax line as far as it can be read: at no attacker turn but the last does a check
+    mate at once that the line does not play (musou-001 and six classics once printed
+    such lines), and it never claims fewer plies than the shortest forced mate."""
+    from tsume.answer import AnswerFinder
+    from tsume.lines import skipped_mate, verify_mating_line
+    from tsume.pipeline import strict_answer
+    solver = Solver(hash_mb=64, seed=0)
+    tried = 0
+    for cols in _rows("yo_mate9.tsv"):
+        root = Position.from_sfen(cols[0])
+        solver.new_problem()
+        pn, _, _, upper = solver.search(root, 2_000_000, line=True)
+        proof_line = solver.mating_line(root)
+        if pn != 0 or skipped_mate(root, proof_line) is None:
+            continue            # (most proof lines of this set skip one)
+        assert cshogi_skipped_mates(cols[0], proof_line)   # (the two checks agree)
+        tried += 1
+        for nodes in (1, 1_000):        # none at all; some of the length's questions
+            moves, _, exact = strict_answer(AnswerFinder(solver, root, total_nodes=nodes),
+                                            root, proof_line, int(upper))
+            assert verify_mating_line(root, moves), cols[0]
+            assert not cshogi_skipped_mates(cols[0], moves), (cols[0], moves)
+            assert len(moves) >= int(cols[1]) and (not exact or len(moves) == int(cols[1]))
+        if tried == 8:
+            return
+    pytest.fail("no yo_mate9 proof line skips a mate at once: pick another set")
 
 
 def test_the_rule_analysis_goes_on_past_its_query_budget():

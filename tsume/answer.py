@@ -74,9 +74,17 @@ def line_of_length(root, length, proof_length, defences, max_steps=5_000, reprov
             steps = max_steps + 1      # (a walk has no budget of its own: the problem's)
         if steps <= max_steps and len(moves) < length:
             best = None
+            # A mate at once is the shortest whatever the table says (a stored proof
+            # is an upper bound only, and a mate in one is often not stored at all).
+            mates_now = movegen.mate_in_one_of(pos) is not None
             for move in sorted(movegen.check_moves_of(pos), key=display_order):
                 child = pos.copy()
                 child.push(move)
+                if mates_now:
+                    if child.is_mate():
+                        best = (0, move, child)
+                        break
+                    continue
                 bound = proof_length(child)
                 if bound is not None and (best is None or bound < best[0]):
                     best = (bound, move, child)
@@ -88,7 +96,9 @@ def line_of_length(root, length, proof_length, defences, max_steps=5_000, reprov
                 for move in defences(best[2]):
                     child = best[2].copy()
                     child.push(move)
-                    bound = proof_length(child)
+                    # A reply the attacker mates at once holds out one ply (the
+                    # defender's longest resistance is chosen on these bounds).
+                    bound = 1 if movegen.mate_in_one_of(child) is not None else proof_length(child)
                     if bound is None and reprove is not None:
                         bound = reprove(child, length - len(moves) - 1)
                     if bound is None:

@@ -94,6 +94,18 @@ def only_interpositions_left(pos):
     return movegen.is_in_check(pos) and bool(replies) and all(interposes(pos, m) for m in replies)
 
 
+def skipped_mate(pos, line):
+    """The first attacker turn (0-based ply) of `line` (USI) from pos, the last one
+    aside, where a mate at once exists: a line that goes on from there is no minimax
+    line. None if there is none."""
+    cur = pos.copy()
+    for ply, usi in enumerate(line[:-1]):
+        if ply % 2 == 0 and movegen.mate_in_one_of(cur) is not None:
+            return ply
+        cur.push_usi(usi)
+    return None
+
+
 def verify_mating_line(pos, line, rule=False):
     """Replay `line` (USI strings) from pos: every attacker move a legal check, every
     defender move legal, the end mate; with rule=True the end may instead leave the

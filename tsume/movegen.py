@@ -1149,6 +1149,12 @@ def check_moves_of(pos):
     return [int(m) for m in buf[:n]]
 
 
+def mate_in_one_of(pos):
+    """A check that mates at once (an int move), or None."""
+    move = int(mate_in_one(pos.board, pos.hands, pos.state, _buffer()))
+    return None if move < 0 else move
+
+
 def is_in_check(pos):
     return bool(in_check(pos.board, pos.state, pos.side_to_move))
 

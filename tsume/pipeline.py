@@ -28,8 +28,8 @@ from . import movegen, notation
 from .answer import REPROVE_NODES as LINE_REPROVE_NODES
 from .answer import AnswerFinder, OutOfBudget, line_of_length, stored_proof_length
 from .dfpn import CTRL_STOP, replays_to_mate
-from .lines import (leftover_after, leftover_of_hand, to_moves, to_usi, usi_rows,
-                    verify_mating_line)
+from .lines import (leftover_after, leftover_of_hand, skipped_mate, to_moves, to_usi,
+                    usi_rows, verify_mating_line)
 from .limits import MAX_NODES, UNLIMITED, Budget
 from .mudaai import rule_answer
 from .result import Result
@@ -325,7 +325,7 @@ def strict_answer(finder, root, proof_line, upper):
 
     # The shortest mate proven: by this analysis, or stored by an earlier one.
     bound = min(b for b in (finder.bound, upper, proof_length(root)) if b is not None)
-    if bound != len(moves):
+    if bound != len(moves) or skipped_mate(root, moves) is not None:
         # The proof line may be longer than that mate, or shorter (its defender may
         # give up early): read one from the proofs of the analysis and of the main
         # search, as long as a proven bound and no longer than this one.
