@@ -142,6 +142,15 @@ def _hand_is_empty(pos, colour):
     return int(pos.hands[colour]) == 0
 
 
+def _never_empties(pos, attacker, plies):
+    """Can no line of `plies` more plies from pos end with the attacker's hand empty?
+    He drops at most one piece a move and captures only add to his hand, so a hand of
+    more pieces than he has moves left cannot be emptied: the 駒余り preference among
+    equal lines has nothing to choose there, and their lines need not be read."""
+    moves = (plies + 1) // 2 if pos.side_to_move == attacker else plies // 2
+    return sum(pos.hand(attacker).values()) > moves
+
+
 class AnswerFinder:
     """Answers questions about one problem, sharing the solver's table."""
 
@@ -301,12 +310,17 @@ class AnswerFinder:
                     for _, usi, _ in mates[1:]:
                         self.last_move_alternatives.append({"ply": ply + 1, "move": usi})
             else:
+                # With a hand that cannot be emptied, the first check that keeps the
+                # value is the one shown: the others need not be asked.
+                first_only = _never_empties(cur, self.attacker, n)
                 candidates = []
                 for move in checks:
                     child = cur.copy()
                     child.push(move)
                     if self.mated_within(child, n - 1):
                         candidates.append((move, child))
+                        if first_only:
+                            break
                 if not candidates:
                     raise OutOfBudget
                 chosen = candidates[0][0]
@@ -321,7 +335,7 @@ class AnswerFinder:
             cur.push(chosen)
             if n == 1:
                 break
-            pick, tied = self._longest_reply(cur, n - 1, ply + 1)
+            pick, tied = self._longest_reply(cur, n - 1, ply + 1, all_ties=record)
             if record and len(tied) > 1:
                 self.henka.append({"ply": ply + 2, "moves": [notation.move_to_usi(m) for m in tied]})
             moves.append(notation.move_to_usi(pick[0]))
@@ -340,11 +354,15 @@ class AnswerFinder:
         pick, _ = self._longest_reply(pos, value, ply)
         return self._sub_line(pick[1], value - 1, ply + 1)[1]
 
-    def _longest_reply(self, cur, value, ply):
+    def _longest_reply(self, cur, value, ply, all_ties=False):
         """Defender to move at `ply`, exact value `value`: the replies that hold out
         longest (value - 1 plies exactly); among them the first (USI order) after which
         the attacker ends with an empty hand (駒余り rule).
-        Returns ((move, child), the moves tied with it)."""
+        Returns ((move, child), the moves tied with it: every one with all_ties (変同
+        is reported from them), else those read before the pick)."""
+        # With a hand that cannot be emptied the first longest reply is the pick: the
+        # others are asked only for the ties.
+        never_empties = _never_empties(cur, self.attacker, value)
         longest = []
         for move in sorted(movegen.legal_moves_of(cur), key=notation.move_to_usi):
             child = cur.copy()
@@ -353,12 +371,20 @@ class AnswerFinder:
             # mate within value - 3 exists.
             if self.mate_within(child, value - 3) is None:
                 longest.append((move, child))
+                if never_empties and not all_ties:
+                    break
         if not longest:
             raise OutOfBudget
         if len(longest) == 1:
             return longest[0], [longest[0][0]]
-        ends = [_hand_is_empty(self._sub_line(child, value - 1, ply + 1)[1], self.attacker)
-                for _, child in longest]
+        if never_empties:
+            return longest[0], [move for move, _ in longest]
+        ends = []
+        for _, child in longest:
+            ends.append(_hand_is_empty(self._sub_line(child, value - 1, ply + 1)[1],
+                                       self.attacker))
+            if ends[-1] and not all_ties:
+                break               # (the first that ends empty is the pick)
         best_end = max(ends)
         tied = [mv for (mv, _), e in zip(longest, ends) if e == best_end]
         return longest[ends.index(best_end)], tied
