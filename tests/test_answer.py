@@ -531,7 +531,7 @@ def test_a_line_read_out_of_budget_plays_every_mate_at_once():
     mate at once that the line does not play (musou-001 and six classics once printed
     such lines), and it never claims fewer plies than the shortest forced mate."""
     from tsume.answer import AnswerFinder
-    from tsume.lines import skipped_mate, verify_mating_line
+    from tsume.lines import mate_at_once_first, skipped_mate, verify_mating_line
     from tsume.pipeline import strict_answer
     solver = Solver(hash_mb=64, seed=0)
     tried = 0
@@ -543,6 +543,11 @@ def test_a_line_read_out_of_budget_plays_every_mate_at_once():
         if pn != 0 or skipped_mate(root, proof_line) is None:
             continue            # (most proof lines of this set skip one)
         assert cshogi_skipped_mates(cols[0], proof_line)   # (the two checks agree)
+        # The last resort, when no line can be read: the proof line ended at its first
+        # mate at once.
+        ended = mate_at_once_first(root, proof_line)
+        assert verify_mating_line(root, ended) and not cshogi_skipped_mates(cols[0], ended)
+        assert len(ended) < len(proof_line)
         tried += 1
         for nodes in (1, 1_000):        # none at all; some of the length's questions
             moves, _, exact = strict_answer(AnswerFinder(solver, root, total_nodes=nodes),

@@ -106,6 +106,18 @@ def skipped_mate(pos, line):
     return None
 
 
+def mate_at_once_first(pos, line):
+    """`line` (USI, a mating line from pos) cut at its first skipped mate (see
+    skipped_mate) and ended there by that mate; the line itself if it skips none."""
+    ply = skipped_mate(pos, line)
+    if ply is None:
+        return list(line)
+    cur = pos.copy()
+    for usi in line[:ply]:
+        cur.push_usi(usi)
+    return list(line[:ply]) + [notation.move_to_usi(movegen.mate_in_one_of(cur))]
+
+
 def verify_mating_line(pos, line, rule=False):
     """Replay `line` (USI strings) from pos: every attacker move a legal check, every
     defender move legal, the end mate; with rule=True the end may instead leave the

@@ -28,8 +28,8 @@ from . import movegen, notation
 from .answer import REPROVE_NODES as LINE_REPROVE_NODES
 from .answer import AnswerFinder, OutOfBudget, line_of_length, stored_proof_length
 from .dfpn import CTRL_STOP, replays_to_mate
-from .lines import (leftover_after, leftover_of_hand, skipped_mate, to_moves, to_usi,
-                    usi_rows, verify_mating_line)
+from .lines import (leftover_after, leftover_of_hand, mate_at_once_first, skipped_mate,
+                    to_moves, to_usi, usi_rows, verify_mating_line)
 from .limits import MAX_NODES, UNLIMITED, Budget
 from .mudaai import rule_answer
 from .result import Result
@@ -39,6 +39,9 @@ from .tree import solution_tree
 
 # Node cap of one length question of the answer (AnswerFinder.query_nodes).
 QUERY_NODES = 20_000_000
+# Seconds the read of a line from the stored proofs may still take when the analysis
+# ends at the deadline (it searches nothing then: a few hundred table probes).
+LINE_READ_GRACE = 0.1
 
 
 def solve(position, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, progress=None,
@@ -330,11 +333,18 @@ def strict_answer(finder, root, proof_line, upper):
         # give up early): read one from the proofs of the analysis and of the main
         # search, as long as a proven bound and no longer than this one.
         reprove = finder.reprover(LINE_REPROVE_NODES)
+        deadline = finder.deadline
+        if deadline is not None:
+            deadline = max(deadline, time.perf_counter() + LINE_READ_GRACE)
         other = line_of_length(root, bound, proof_length, replies, reprove=reprove,
                                confirm=lambda plies: reprove(root, plies) is not None,
-                               deadline=finder.deadline)
+                               deadline=deadline)
         if other is not None and verify_mating_line(root, other):
             moves = other
+    # A line that could not be read goes the proof's way, which may leave a mate at
+    # once for a longer one: it ends there (the defender's replies before it are then
+    # not proven longest either; the line is not exact).
+    moves = mate_at_once_first(root, moves)
     finder.henka, finder.last_move_alternatives = [], []
     return moves, length, length is not None and length == len(moves)
 
