@@ -5,7 +5,7 @@ against cshogi's DfPn / OslDfPn (and KomoringHeights, when given), in one proces
                            [--solvers DfPn,OslDfPn,proof,length,noyozume,default]
                            [--repeat 1] [--peer-nodes 10000000] [--hash 256]
                            [--kh PATH [--kh-hash 256] [--kh-level MinLength]]
-                           [--warm 20] [--slowest 5] [--out FILE]
+                           [--warm 20] [--slowest 5] [--out FILE] [--per-problem TSV]
 
 Sets: ``--set`` names files of ../shared/problems (``tanuki_generated``, ``yo_mate3``,
 ...; ``tanuki`` is short for tanuki_generated), comma-separated, each with an optional
@@ -47,7 +47,8 @@ set, an unsolved one at the time it took), the ratio of totals to DfPn over the
 problems both solved (and to KH with --kh), and for ours with the answer: how many
 answers are exact, how many carry `unchecked` 余詰 entries (and how many entries), how
 many left 無駄合 not (fully) evaluated. Then issue #45's targets against the numbers,
-and the --slowest problems of ours' default answer with every solver's milliseconds.
+and the --slowest problems of ours' default answer with every solver's milliseconds;
+--per-problem appends each problem's times to a TSV.
 Only the ratios of one run mean much: the machine is shared.
 """
 import os
@@ -324,6 +325,12 @@ def report(name, problems, skipped, read, results, args):
             if missed:
                 odd.append(f"{LABELS[key]} did not solve {len(missed)} that DfPn solved: "
                            + ", ".join(missed[:5]) + (" ..." if len(missed) > 5 else ""))
+    for key in OURS:
+        if key in results:
+            over = [r.seconds for r in results[key] if r.seconds >= args.time_limit]
+            if over:
+                odd.append(f"{LABELS[key]} reached the {args.time_limit:g} s limit on {len(over)}, "
+                           f"the longest ending at {max(over):.2f} s")
     if kh and "length" in results:
         both = [i for i in range(n) if results["KH"][i].solved and results["length"][i].solved]
         differ = [problems[i][0] for i in both
@@ -362,6 +369,17 @@ def report(name, problems, skipped, read, results, args):
     return "\n".join(out)
 
 
+def write_per_problem(path, name, problems, results):
+    """Append one TSV row per problem and solver: set, id, length, solver, solved,
+    seconds, length found, exact, unchecked entries, status."""
+    with open(path, "a", encoding="utf-8") as f:
+        for i, (pid, length, _) in enumerate(problems):
+            for key, runs in results.items():
+                r = runs[i]
+                f.write(f"{name}\t{pid}\t{length}\t{key}\t{int(r.solved)}\t{r.seconds:.6f}\t"
+                        f"{r.length}\t{r.exact}\t{len(r.unchecked)}\t{r.status}\n")
+
+
 # ---------------------------------------------------------------- main
 def make_problem(sfen):
     return {"sfen": sfen, "pos": Position.from_sfen(sfen), "board": cshogi.Board(sfen)}
@@ -385,6 +403,9 @@ def main():
                     help="first problems of each set solved once by all, untimed, before timing")
     ap.add_argument("--slowest", type=int, default=5, help="problems listed (0: none)")
     ap.add_argument("--out", help="also write the report to this file")
+    ap.add_argument("--per-problem", metavar="TSV",
+                    help="append every problem's times to this TSV (set, id, length, solver, "
+                         "solved, seconds, length found, exact, unchecked, status)")
     args = ap.parse_args()
 
     keys = [k.strip() for k in args.solvers.split(",") if k.strip()]
@@ -449,6 +470,8 @@ def main():
                 if (i + 1) % 100 == 0:
                     print(f"  ({name}: {i + 1}/{len(problems)}, {time.perf_counter() - began:.0f} s)",
                           file=sys.stderr, flush=True)
+            if args.per_problem:
+                write_per_problem(args.per_problem, name, problems, results)
             section = report(name, problems, skipped, read, results, args)
             print(section, flush=True)
             text.append(section)
