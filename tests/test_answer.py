@@ -279,6 +279,43 @@ def test_exact_length_starts_from_the_proof_bound_not_the_proof_line():
     pytest.skip("no tanuki 7-ply row with a quickly lost defence")
 
 
+def test_a_line_read_past_the_deadline_is_never_shorter_than_the_mate():
+    """The proof line's defender may give up early, so a line no longer than the
+    shortest mate proven is read from the proofs even when the deadline has passed
+    before the read begins (the shortest length's question may take the time up to it,
+    and a walk that stopped there left the proof line: 将棋図巧4 came out as 25 plies,
+    a mate in 39). 図巧11 mates in 49; a reply at ply 2 that is mated at once stands for
+    the proof line here."""
+    import time
+    from tsume import movegen
+    from tsume.answer import AnswerFinder
+    from tsume.pipeline import strict_answer
+    cols = next(c for c in _rows("zuko.tsv") if c[2] == "zukou-011")
+    root = Position.from_sfen(cols[0])
+    solver = Solver(hash_mb=16, seed=0)
+    solver.new_problem()
+    pn, _, _, upper = solver.search(root, 1_000_000)
+    assert pn == 0 and int(upper) == int(cols[1]) == 49
+
+    def after(pos, usi_or_move):
+        child = pos.copy()
+        child.push_usi(usi_or_move) if isinstance(usi_or_move, str) else child.push(usi_or_move)
+        return child
+
+    check = solver.mating_line(root)[0]
+    first = after(root, check)
+    short_line = next(([check, notation.move_to_usi(reply), notation.move_to_usi(mate)]
+                       for reply in movegen.legal_moves_of(first)
+                       for mate in movegen.check_moves_of(after(first, reply))
+                       if after(after(first, reply), mate).is_mate()), None)
+    assert short_line, "no reply at ply 2 is mated at once: pick another problem"
+    finder = AnswerFinder(solver, root, deadline=time.perf_counter())
+    moves, length, exact = strict_answer(finder, root, short_line, int(upper))
+    assert length is None and not exact
+    assert len(moves) == 49, moves
+    assert_line_mates_under_cshogi(cols[0], moves)
+
+
 def test_out_of_budget_analysis_reports_the_shortest_mate_it_found():
     """When the proof's line is longer than the shortest mate (図巧94: 31 against 23) and
     the analysis finds a shorter mate but cannot prove that nothing shorter exists, the

@@ -39,9 +39,10 @@ from .tree import solution_tree
 
 # Node cap of one length question of the answer (AnswerFinder.query_nodes).
 QUERY_NODES = 20_000_000
-# Seconds the read of a line from the stored proofs may still take when the analysis
-# ends at the deadline (it searches nothing then: a few hundred table probes).
-LINE_READ_GRACE = 0.1
+# Attacker nodes the strict answer's line read may still visit past the deadline, when
+# the proof line is shorter than the proven bound or skips a mate at once: table reads
+# only, no search (図巧11 reads its 49-ply line in some 25, 8 ms in all).
+LATE_LINE_STEPS = 200
 
 
 def solve(position, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, progress=None,
@@ -333,12 +334,17 @@ def strict_answer(finder, root, proof_line, upper):
         # give up early): read one from the proofs of the analysis and of the main
         # search, as long as a proven bound and no longer than this one.
         reprove = finder.reprover(LINE_REPROVE_NODES)
-        deadline = finder.deadline
-        if deadline is not None:
-            deadline = max(deadline, time.perf_counter() + LINE_READ_GRACE)
         other = line_of_length(root, bound, proof_length, replies, reprove=reprove,
                                confirm=lambda plies: reprove(root, plies) is not None,
-                               deadline=deadline)
+                               deadline=finder.deadline)
+        if other is None and (len(moves) < bound or skipped_mate(root, moves) is not None):
+            # A proof line shorter than the bound may be one whose defender gave up
+            # early: it would claim a mate shorter than the shortest. The read above
+            # stops at the deadline, which the length question may have taken up to
+            # (図巧4 came out as its 25-ply proof line, a mate in 39); the table alone
+            # (no search) still gives a line as long as the bound, in a few steps,
+            # and one that plays a mate at once where the proof line passes it by.
+            other = line_of_length(root, bound, proof_length, replies, max_steps=LATE_LINE_STEPS)
         if other is not None and verify_mating_line(root, other):
             moves = other
     # A line that could not be read goes the proof's way, which may leave a mate at
