@@ -74,24 +74,35 @@ def leftover_after(pos, moves, n):
 def interposes(pos, reply):
     """Is reply (defender to move, in check) a move onto the line between the king and
     a single slider checking it from two or more squares away?"""
+    return reply in interpositions(pos, (reply,))
+
+
+def interpositions(pos, replies):
+    """The replies (ints; defender to move, in check) that interpose (see interposes),
+    as a set: the checker is found once for them all."""
     king = pos.king_square(pos.side_to_move)
     out = np.empty(16, dtype=np.int64)
     if movegen.find_attackers(pos.board, pos.state, king, 1 - pos.side_to_move, out) != 1:
-        return False
+        return set()
     checker = int(out[0])
     d = P.DIRECTION_TO[king, checker]
     if d >= 8 or P.STEP[king, d] == checker:
-        return False
-    to = notation.move_to(reply)
-    return (notation.move_from(reply) != king and P.DIRECTION_TO[king, to] == d
-            and P.DIRECTION_TO[to, checker] == d)
+        return set()
+    found = set()
+    for reply in replies:
+        to = notation.move_to(reply)
+        if (notation.move_from(reply) != king and P.DIRECTION_TO[king, to] == d
+                and P.DIRECTION_TO[to, checker] == d):
+            found.add(reply)
+    return found
 
 
 def only_interpositions_left(pos):
     """Defender to move and in check, with no reply but interpositions (the shape of a
     line that ends by the 無駄合 rule)."""
     replies = movegen.legal_moves_of(pos)
-    return movegen.is_in_check(pos) and bool(replies) and all(interposes(pos, m) for m in replies)
+    return (movegen.is_in_check(pos) and bool(replies)
+            and len(interpositions(pos, replies)) == len(replies))
 
 
 def skipped_mate(pos, line):

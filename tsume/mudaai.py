@@ -23,7 +23,7 @@ from . import movegen, notation
 from . import pieces as P
 from .answer import display_order, line_of_length, stored_proof_length
 from .dfpn import RULE_D2_DISPROVE, futility_salt
-from .lines import interposes, verify_mating_line
+from .lines import interpositions, interposes, verify_mating_line
 from .solver import DISPROVE_NAMESPACE, RULE_NAMESPACE, namespace
 
 # Up to this many plies the rule's length comes from a Python minimax over the proven
@@ -67,6 +67,7 @@ class FutilityRule:
         self.deadline = deadline
         self.undecided = False      # some question was left open: the length may not be minimal
         self._futile = {}
+        self._mated_after = {}      # position after a capture -> _defender_mated's answer
         self._open = set()          # futility questions the budget left undecided
         self._retried = {}          # ... and how often asked again, with larger budgets
         self.retries = 0            # questions asked again, in all
@@ -126,11 +127,11 @@ class FutilityRule:
     # ------------------------------------------------------------ futility
     def is_futile(self, pos, reply):
         """pos: defender to move, in check; reply: one of its moves (int)."""
-        if not interposes(pos, reply):
-            return False
         key = (pos.key(), reply)
         if key in self._futile:
             return self._futile[key]
+        if not interposes(pos, reply):
+            return False
         king = pos.king_square(pos.side_to_move)
         out = np.empty(16, dtype=np.int64)
         movegen.find_attackers(pos.board, pos.state, king, 1 - pos.side_to_move, out)
@@ -153,7 +154,14 @@ class FutilityRule:
                 hands[1 - self.attacker][taken] += 1
                 back.set_hand(self.attacker, hands[self.attacker])
                 back.set_hand(1 - self.attacker, hands[1 - self.attacker])
-            mated = self._defender_mated(back) if back.is_check() else False
+            # Drops of any kind on one square come back to one position (the piece
+            # is handed back): its answer is asked once.
+            back_key = back.key()
+            mated = self._mated_after.get(back_key)
+            if mated is None:
+                mated = self._defender_mated(back) if back.is_check() else False
+                if mated is not None:
+                    self._mated_after[back_key] = mated
             if mated is None:
                 self.undecided = True       # kept as a real defence, and said so
                 self._open.add(key)
@@ -322,7 +330,8 @@ class FutilityRule:
         self._count()
         replies = sorted(movegen.legal_moves_of(pos), key=notation.move_to_usi)
         # Replies that are not interpositions first: they fail cheaply.
-        replies.sort(key=lambda m: interposes(pos, m))
+        interposing = interpositions(pos, replies)
+        replies.sort(key=lambda m: m in interposing)
         worst = (0, [])
         for move in replies:
             sub = None
@@ -331,7 +340,7 @@ class FutilityRule:
                 child.push(move)
                 sub = self.value_or(child, limit - 1)
             if sub is None:
-                if interposes(pos, move) and self.is_futile(pos, move):
+                if move in interposing and self.is_futile(pos, move):
                     continue                 # not a defence under the rule
                 worst = None
                 break
