@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from shared_data import rows
-from tsume import batch
+from tsume import batch, pipeline
 from tsume.cli import cli
 from tsume.formats import read_problems
 from tsume.limits import Limits
@@ -170,6 +170,133 @@ def test_answer_levels():
     assert full[1]["length"] < full[1]["strict_length"]
     assert full[0]["complete"] and full[0]["mudaai"] == "not counted"
     assert "(proof only)" in run("solve", "--answer", "proof", PROBLEMS / "s3.sfen").stdout
+
+
+# ---------------------------------------------------------------- proof-only batches
+PROOF = {"answer": "proof", "time_limit": None, "nodes": None, "hash_mb": 256, "yozume": True,
+         "yozume_nodes": None}
+NOMATE = "9/9/9/9/4k4/9/9/9/9 b 2r2b4g4s4n4l18p 1"
+
+
+def without_seconds(outcomes):
+    """solve_chunk's outcomes by index, each problem's time left out (the one field a
+    batch's proofs, timed per call and shared out by nodes, give otherwise)."""
+    found = {}
+    for index, fields in outcomes:
+        found[index] = {k: v for k, v in fields.items() if k != "seconds"} \
+            if isinstance(fields, dict) else fields
+    return found
+
+
+def spy_solve_many(monkeypatch):
+    """The sizes of the batches pipeline.solve_many is given, in this process."""
+    sizes = []
+    real = pipeline.solve_many
+    monkeypatch.setattr(pipeline, "solve_many",
+                        lambda positions, **kw: sizes.append(len(positions)) or real(positions, **kw))
+    return sizes
+
+
+def test_a_proof_only_chunk_is_proven_together_as_one_by_one(monkeypatch):
+    """--answer proof without a time limit: a chunk's problems go to solve_many together,
+    and each gets the fields solve() one by one gives it (the time aside); a problem that
+    cannot be read is its own error, the others are answered."""
+    sfens = [r[0] for r in rows("yo_mate3.tsv", 200)] + [r[0] for r in rows("yo_mate5.tsv", 200)]
+    random.Random(3).shuffle(sfens)
+    sfens[40:40] = ["not a problem"]
+    sfens[300:300] = ["9/9/9 b - 1"]
+    problems = list(enumerate(sfens))
+    sizes = spy_solve_many(monkeypatch)
+    together = without_seconds(batch.solve_chunk(problems, PROOF))
+    assert sizes == [400]
+    one_by_one = without_seconds(o for p in problems for o in batch.solve_chunk([p], PROOF))
+    assert sizes == [400]                       # (a lone problem is solve()'s)
+    assert together == one_by_one
+    assert [k for k, f in together.items() if isinstance(f, str)] == [40, 300]
+    assert together[40].startswith("internal error: ")
+    mates = [f for f in together.values() if isinstance(f, dict)]
+    assert len(mates) == 400 and all(f["status"] == "mate" and f["kifu"] for f in mates)
+    assert {f["length"] for f in mates} >= {3, 5}
+
+
+def test_proof_only_chunks_keep_node_limits_and_no_mates(monkeypatch):
+    sfens = [S3_SFEN, NOMATE, HARD, MATE1, "not a problem", MATE5, KOMAAMARI]
+    problems = list(enumerate(sfens))
+    limits = dict(PROOF, nodes=3_000, hash_mb=16)
+    sizes = spy_solve_many(monkeypatch)
+    together = without_seconds(batch.solve_chunk(problems, limits))
+    one_by_one = without_seconds(o for p in problems for o in batch.solve_chunk([p], limits))
+    assert sizes == [6] and together == one_by_one
+    assert [together[k]["status"] for k in range(4)] == ["mate", "nomate", "unknown", "mate"]
+    assert together[2]["reason"] == "node limit"
+    # A time limit, or the answer, takes solve() one problem at a time.
+    for other in (dict(limits, time_limit=10.0), dict(limits, answer="length")):
+        sizes.clear()
+        assert not batch.proof_only(other)
+        batch.solve_chunk(problems[:2], other)
+        assert sizes == []
+
+
+def test_a_failing_batch_is_solved_one_problem_at_a_time(monkeypatch):
+    """Should solve_many itself fail, each problem of the chunk is solved on its own (so
+    a bug is the record of the problem that causes it)."""
+    problems = list(enumerate([S3_SFEN, MATE1, MATE3]))
+
+    def broken(positions, **kw):
+        raise RuntimeError("a bug")
+
+    expected = without_seconds(batch.solve_chunk(problems, PROOF))
+    monkeypatch.setattr(pipeline, "solve_many", broken)
+    assert without_seconds(batch.solve_chunk(problems, PROOF)) == expected
+
+
+def test_proof_only_batches_get_chunks_in_this_process_and_with_jobs(tmp_path, monkeypatch):
+    """`tsume solve --answer proof` hands solve_many chunks of many problems, serial or
+    with --jobs (LocalPool's chunks counted as they are sent); the records are those of
+    the problem-by-problem path (the time aside), in input order."""
+    paths = [tsv(tmp_path, "yo_mate3.tsv", 300), tsv(tmp_path, "yo_mate5.tsv", 200)]
+    args = ("solve", "-f", "jsonl", "--answer", "proof", *paths)
+    sizes = spy_solve_many(monkeypatch)
+    serial = run(*args)
+    assert serial.exit_code == 0, serial.stderr
+    assert max(sizes) > 50 and sum(sizes) > 400
+    sent = []
+    submit = batch.LocalPool.submit
+    monkeypatch.setattr(batch.LocalPool, "submit",
+                        lambda self, chunk: (sent.append(len(chunk)), submit(self, chunk)))
+    jobs = run(*args, "-j", "2")
+    assert jobs.exit_code == 0, jobs.stderr
+    assert max(sent) > 50 and sum(sent) == 500
+    monkeypatch.setattr(batch, "proof_only", lambda limits: False)
+    sizes.clear()
+    each = run(*args)
+    assert sizes == []
+    expected = [{k: v for k, v in r.items() if k != "seconds"} for r in records(each.stdout)]
+    assert len(expected) == 500 and {r["status"] for r in expected} == {"mate"}
+    for result in (serial, jobs):
+        assert [{k: v for k, v in r.items() if k != "seconds"}
+                for r in records(result.stdout)] == expected
+
+
+@needs_proc
+def test_ctrl_c_ends_a_proof_only_batch_promptly(tmp_path):
+    """SIGINT in the middle of a serial proof-only batch (chunks of hundreds, each proven
+    by compiled calls of a fraction of a second): exit 130 within a few seconds, the
+    records written whole and in input order."""
+    path = tsv(tmp_path, "yo_mate5.tsv", None)
+    total = sum(1 for line in path.open(encoding="utf-8") if not line.startswith("#"))
+    with tsume_process("solve", "-f", "jsonl", "--answer", "proof", path, cwd=tmp_path) as proc:
+        lines = [proc.stdout.readline() for _ in range(1500)]
+        os.kill(proc.pid, signal.SIGINT)
+        sent = time.monotonic()
+        out, err = rest(proc, 60)
+        took = time.monotonic() - sent
+    assert proc.returncode == 130, err.decode()
+    assert err.decode().strip().endswith("interrupted")
+    assert took < 5
+    recs = records(b"".join(lines).decode() + out.decode())
+    assert 1500 <= len(recs) < total
+    assert [line_number(r["source"]) for r in recs] == list(range(2, len(recs) + 2))
 
 
 # ---------------------------------------------------------------- records line up with input

@@ -40,6 +40,10 @@ IN_FLIGHT_PER_JOB = 2
 LOCAL_CHUNK_SECONDS = 0.2
 DASK_CHUNK_SECONDS = 1.0
 MAX_CHUNK = 256
+# The same for proof-only batches (proof_only), whose chunk is proven many problems to a
+# compiled call (pipeline.solve_many; bulk.CHUNK a call): a 3-ply proof is ~10 µs, so a
+# chunk of MAX_CHUNK would be ~3 ms of solving, its round trip no longer small beside it.
+PROOF_MAX_CHUNK = 1024
 # A chunk holds at most this share of the problems read so far, per chunk in flight.
 CHUNK_SHARE = 0.5
 # Weight of the latest chunks' mean solve time in the running estimate.
@@ -162,42 +166,87 @@ def is_final(rec):
 
 
 # ---------------------------------------------------------------- the workers' side
+def proof_only(limits):
+    """Do these limits (solve_chunk's) let a chunk's problems be proven together, many
+    to a compiled call (pipeline.solve_many): the proof alone, with no clock to read
+    between problems (no time limit)."""
+    return limits.get("answer") in ("proof", False) and limits.get("time_limit") is None
+
+
 def solve_chunk(problems, limits):
-    """Solve [(index, sfen), ...] in a row with `limits` (a dict: hash_mb and Limits'
-    fields); [(index, fields or error message), ...]. Runs in this process, a --jobs
-    worker or a Dask worker, so it takes and returns plain data."""
-    from . import notation, pipeline
+    """Solve [(index, sfen), ...] with `limits` (a dict: hash_mb, Limits' fields and
+    solve()'s progress hook); [(index, fields or error message), ...]. Runs in this
+    process, a --jobs worker or a Dask worker, so it takes and returns plain data.
+    Proof only (proof_only), a chunk's problems are read first and the valid ones proven
+    together by pipeline.solve_many; otherwise each is solved in turn by
+    pipeline.solve. Either way each problem has its own fields or error."""
+    if len(problems) > 1 and proof_only(limits):
+        return _prove_chunk(problems, limits)
+    return [(index, _solve_one(sfen, limits)) for index, sfen in problems]
+
+
+def _solve_one(sfen, limits):
+    from . import pipeline
     from .position import Position
-    out = []
+    try:
+        position = Position.from_sfen(sfen)
+        return _fields(position, pipeline.solve(position, **limits))
+    except Exception as exc:    # noqa: BLE001 - one problem's bug must not stop the others
+        return f"internal error: {describe(exc)}"
+
+
+def _fields(position, result):
+    from . import notation
+    if result.status not in STATUSES[:3]:
+        raise ValueError(f"solver returned status {result.status!r}: {result.reason}")
+    fields = result.fields()
+    if fields["moves"]:
+        fields["kifu"] = notation.line_to_japanese(position, fields["moves"])
+    return fields
+
+
+def _prove_chunk(problems, limits):
+    """solve_chunk's proof-only path: each SFEN read on its own (one that cannot be read
+    is that problem's error), the others proven by one solve_many, whose Results are
+    solve()'s but for `seconds`. Should solve_many itself fail, the chunk is solved one
+    problem at a time, so that the failure is the record of the problem that causes it."""
+    from . import pipeline
+    from .position import Position
+    out, valid = [], []
     for index, sfen in problems:
         try:
-            position = Position.from_sfen(sfen)
-            result = pipeline.solve(position, **limits)
-            if result.status not in STATUSES[:3]:
-                raise ValueError(f"solver returned status {result.status!r}: {result.reason}")
-            fields = result.fields()
-            if fields["moves"]:
-                fields["kifu"] = notation.line_to_japanese(position, fields["moves"])
-            out.append((index, fields))
-        except Exception as exc:    # noqa: BLE001 - one problem's bug must not stop the others
+            valid.append((index, sfen, Position.from_sfen(sfen)))
+        except Exception as exc:    # noqa: BLE001 - as _solve_one
+            out.append((index, f"internal error: {describe(exc)}"))
+    # (No progress hook: the status line of a long solve is solve()'s alone.)
+    options = {key: value for key, value in limits.items() if key != "progress"}
+    try:
+        results = pipeline.solve_many([position for _, _, position in valid], **options)
+    except Exception:           # noqa: BLE001 - a bug: each problem has its own record
+        return out + [(index, _solve_one(sfen, limits)) for index, sfen, _ in valid]
+    for (index, _, position), result in zip(valid, results):
+        try:
+            out.append((index, _fields(position, result)))
+        except Exception as exc:    # noqa: BLE001 - as _solve_one
             out.append((index, f"internal error: {describe(exc)}"))
     return out
 
 
 _warm_lock = threading.Lock()
-_warm = False
+_warm = set()               # what this process has loaded: "solve", and "bulk" (solve_many's)
 
 
 def solve_chunk_warm(problems, limits):
     """solve_chunk on a long-lived worker (Dask): the compiled code is loaded once per
-    process, before its first problem, so no problem's time includes it."""
-    global _warm
-    if not _warm:
+    process, before its first problem, so no problem's time includes it (solve_many's
+    kernel too, before the first proof-only chunk)."""
+    need = "bulk" if proof_only(limits) and len(problems) > 1 else "solve"
+    if need not in _warm:
         with _warm_lock:
-            if not _warm:
+            if need not in _warm:
                 from .pipeline import warm_up
-                warm_up()
-                _warm = True
+                warm_up(bulk=need == "bulk")
+                _warm.update(("solve", need))
     return solve_chunk(problems, limits)
 
 
@@ -231,15 +280,25 @@ def _outcomes(chunk, results):
             for task in chunk]
 
 
+def max_chunk(limits):
+    """The largest chunk a backend takes for problems solved with `limits`."""
+    return PROOF_MAX_CHUNK if proof_only(limits) else MAX_CHUNK
+
+
 class Serial:
-    """Solve in this process, one problem at a time (a Ctrl-C stops the one running)."""
+    """Solve in this process: one problem at a time, or proof only (proof_only) a chunk
+    at a time, proven together. A Ctrl-C raises Interrupted between two compiled calls
+    (solve()'s slices, solve_many's calls, each a fraction of a second), which ends the
+    batch; the records of the chunk it stops are not delivered."""
     capacity = 1
-    max_chunk = 1
     chunk_seconds = LOCAL_CHUNK_SECONDS
 
     def __init__(self, limits):
         self.limits = limits
         self.done = []
+        # (One problem at a time when each is solved in turn: a chunk would only hold
+        # back its records, and lose them to a Ctrl-C.)
+        self.max_chunk = PROOF_MAX_CHUNK if proof_only(limits) else 1
 
     @property
     def in_flight(self):
@@ -264,12 +323,12 @@ class LocalPool:
     the chunk queued behind it is resubmitted as it was. A fresh pool replaces the broken
     one. The first chunk is held until a second comes: a lone problem is solved in this
     process, which a worker's start-up would only delay."""
-    max_chunk = MAX_CHUNK
     chunk_seconds = LOCAL_CHUNK_SECONDS
     work = staticmethod(solve_chunk)       # what a worker runs (a module-level function)
 
     def __init__(self, jobs, limits):
         self.jobs, self.limits = jobs, limits
+        self.max_chunk = max_chunk(limits)
         self.capacity = IN_FLIGHT_PER_JOB * jobs
         self.pools = [None] * jobs
         self.queues = [[] for _ in range(jobs)]     # per pool: its futures, oldest first
@@ -421,10 +480,10 @@ class DaskPool:
     code once (solve_chunk_warm). A worker that dies while running a task makes the
     scheduler run it elsewhere (up to its ``allowed-failures``); a chunk that still fails
     is retried one problem at a time, and a lone problem that fails is an error record."""
-    max_chunk = MAX_CHUNK
     chunk_seconds = DASK_CHUNK_SECONDS
 
     def __init__(self, address, limits, warn=None):
+        self.max_chunk = max_chunk(limits)
         try:
             from dask.distributed import Client, as_completed
         except ImportError:

@@ -789,7 +789,7 @@ def warmup(ctx):
     from .solver import search_is_compiled
     cached = search_is_compiled()
     start = time.perf_counter()
-    warm_up()
+    warm_up(bulk=True)      # (and the kernel of proof-only batches, --answer proof)
     took = time.perf_counter() - start
     click.echo(f"tsume: {'loaded the compiled solver' if cached else 'compiled the solver'} "
                f"in {took:.1f} s")
