@@ -361,10 +361,11 @@ def test_every_format_has_one_record_per_problem_in_input_order(tmp_path, fmt):
 
 def test_input_order_holds_with_jobs_and_unordered(tmp_path):
     """A slow first problem: with --jobs 2 the fast ones finish first, and are held back
-    for input order unless --unordered."""
+    for input order unless --unordered. (It runs 5 s: the other worker must have loaded
+    the compiled code before then, which took over 2 s on a loaded machine.)"""
     path = tmp_path / "slow-first.sfen"
     path.write_text(f"{HARD}\n" + f"{S3_SFEN}\n" * 6, encoding="utf-8")
-    args = ("solve", "-f", "usi", "-j", "2", "--answer", "proof", "--time-limit", "2", path)
+    args = ("solve", "-f", "usi", "-j", "2", "--answer", "proof", "--time-limit", "5", path)
     ordered = run(*args)
     assert [line_number(ln.split("\t")[0]) for ln in ordered.stdout.splitlines()] == list(range(1, 8))
     assert ordered.stdout.splitlines()[0].endswith("\tcheckmate timeout")
