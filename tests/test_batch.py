@@ -583,12 +583,16 @@ def test_unreachable_scheduler_is_one_line(monkeypatch):
     assert result.stderr.count("\n") == 1
 
 
-def test_a_dask_cluster_gives_the_records_of_a_local_run(tmp_path, cluster):
-    address, _ = cluster
+@pytest.mark.parametrize("answer", ["length", "proof"])
+def test_a_dask_cluster_gives_the_records_of_a_local_run(tmp_path, cluster, answer):
+    """(proof: the workers prove each chunk together, solve_many.) The workers have
+    switched Dask's statistical profiler off (batch._quiet_profiler: its samples of the
+    answer's deep stacks grew a worker by ~170 MB)."""
+    address, client = cluster
     paths = [tsv(tmp_path, "yo_mate3.tsv", 150), tsv(tmp_path, "yo_mate5.tsv", 150)]
-    local = run("solve", "-f", "jsonl", "--answer", "length", *paths)
+    local = run("solve", "-f", "jsonl", "--answer", answer, *paths)
     assert local.exit_code == 0, local.stderr
-    with tsume_process("solve", "--scheduler", address, "-f", "jsonl", "--answer", "length",
+    with tsume_process("solve", "--scheduler", address, "-f", "jsonl", "--answer", answer,
                        *paths, cwd=tmp_path) as proc:
         out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err.decode()
@@ -596,6 +600,11 @@ def test_a_dask_cluster_gives_the_records_of_a_local_run(tmp_path, cluster):
     assert [r["source"] for r in recs] == [r["source"] for r in expected]      # input order
     assert verdicts(recs) == verdicts(expected) and len(recs) == 300
     assert [r["id"] for r in recs] == [r["id"] for r in expected]
+
+    def profiling(dask_worker):
+        return sorted(name for name in dask_worker.periodic_callbacks if "profile" in name)
+
+    assert list(client.run(profiling).values()) == [[], []]
 
 
 def test_a_dask_worker_killed_mid_batch(tmp_path, cluster):

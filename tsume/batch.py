@@ -13,7 +13,9 @@ The CLI reads the problems and writes the records (cli.py); this module runs the
   pools of the standard library, so a dead worker names the chunk it was solving, which
   is retried; a fresh pool takes its place) and ``DaskPool`` (``--scheduler``: a running
   Dask scheduler, which retries the tasks of a dead worker itself);
-* ``solve_chunk`` is what every backend runs: plain data in and out;
+* ``solve_chunk`` is what every backend runs: plain data in and out; a proof-only chunk
+  (``--answer proof``, no time limit) is proven many problems to a compiled call
+  (pipeline.solve_many), every other one problem at a time (pipeline.solve);
 * ``RecordFile``: ``--output FILE`` (whole JSONL lines, flushed) and ``--resume``;
 * ``Signals``: SIGINT and SIGTERM raise ``Interrupted`` in the main thread, never in the
   middle of writing a record.
@@ -239,15 +241,48 @@ _warm = set()               # what this process has loaded: "solve", and "bulk" 
 def solve_chunk_warm(problems, limits):
     """solve_chunk on a long-lived worker (Dask): the compiled code is loaded once per
     process, before its first problem, so no problem's time includes it (solve_many's
-    kernel too, before the first proof-only chunk)."""
+    kernel too, before the first proof-only chunk); the worker's profiler is switched off
+    then (_quiet_profiler)."""
     need = "bulk" if proof_only(limits) and len(problems) > 1 else "solve"
     if need not in _warm:
         with _warm_lock:
             if need not in _warm:
+                if not _warm:
+                    _quiet_profiler()
                 from .pipeline import warm_up
                 warm_up(bulk=need == "bulk")
                 _warm.update(("solve", need))
     return solve_chunk(problems, limits)
+
+
+def _quiet_profiler():
+    """On a Dask worker, switch off Dask's statistical profiler. It samples the running
+    task's Python stack every 10 ms and keeps the last 1,000 seconds of samples as trees
+    of frames: the answer's deep and varied stacks (answer.py's recursion) made those
+    trees ~165,000 dicts, ~170 MB a worker after a few thousand problems, beyond the
+    worker's --hash + 200 MB (bench/MEASUREMENTS.md, 2026-12-06), and the sampling takes
+    the GIL from the solve. (Its Profile page in the dashboard then stays empty.) Done
+    in the worker's event loop, which owns the callbacks; nothing if this is no Dask
+    worker or its internals differ."""
+    try:
+        from distributed import get_worker, profile
+        worker = get_worker()
+    except Exception:           # noqa: BLE001 - not on a Dask worker
+        return
+
+    def stop():
+        with contextlib.suppress(Exception):
+            for name in ("profile", "profile-cycle"):
+                callback = worker.periodic_callbacks.pop(name, None)
+                if callback is not None:
+                    callback.stop()
+            worker.profile_history.clear()
+            worker.profile_keys_history.clear()
+            worker.profile_keys.clear()
+            worker.profile_recent = profile.create()
+
+    with contextlib.suppress(Exception):
+        worker.loop.add_callback(stop)
 
 
 def _local_worker_init(parent):
