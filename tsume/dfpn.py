@@ -695,8 +695,22 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
                 work_pn[ply, i] = _first_guess(scratch, ne) + min(ply >> DEPTH_SHIFT, depth_cap)
                 work_dn[ply, i] = 1
     else:
-        work_pn[ply, i] = 1
-        work_dn[ply, i] = 1
+        # Child is an attacker node: its number of checks is the first disproof number
+        # (an AND node then tries first the reply that leaves the fewest checks, and
+        # learns that without expanding every reply), and none is a disproof.
+        nc = check_moves(board, hands, state, buf)
+        if nc == 0:
+            dh = ah if rule else _disproof_hand(board, hands, attacker, _YES, buf, work_hand[ply],
+                                               work_dn[ply], work_rep[ply], work_len[ply], _0,
+                                               _NO_LIMIT)
+            work_pn[ply, i] = INF
+            work_dn[ply, i] = 0
+            work_len[ply, i] = NO_LIMIT
+            work_hand[ply, i] = dh
+            tt_store(keys, thands, vals, generation, ck, dh, INF, _0, _1, _NO_LIMIT)
+        else:
+            work_pn[ply, i] = 1
+            work_dn[ply, i] = nc
     undo_move(board, hands, state, m, cap)
     return futile
 
