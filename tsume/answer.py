@@ -437,7 +437,8 @@ class AnswerFinder:
                 if self.deadline is not None and time.perf_counter() >= self.deadline:
                     return unchecked
                 pn, dn, reason, length = self.solver.search(replies[reply], budget,
-                                                            deadline=self.deadline)
+                                                            deadline=self.deadline,
+                                                            expect_no_mate=True)
                 if dn == 0:
                     return None             # 紛れ: the defender escapes this check
                 if pn != 0:

@@ -23,8 +23,8 @@ copy of the search, which the plain solve path does not need.
 import numpy as np
 from numba import njit
 
-from .dfpn import (CTRL_NO_DEPTH_TERM, CTRL_FRESH_SALT, CTRL_STOP, CTRL_UNKNOWN_FUTILITY,
-                   CTRL_WANT_LINE, LINE_HAND, LINE_LEN, STOP_DEPTH, _carve, _search)
+from .dfpn import (CTRL_COUNT_CHECKS, CTRL_NO_DEPTH_TERM, CTRL_FRESH_SALT, CTRL_STOP,
+                   CTRL_UNKNOWN_FUTILITY, CTRL_WANT_LINE, LINE_HAND, LINE_LEN, STOP_DEPTH, _carve, _search)
 from .solver import DEPTH_TERM_NODES, FIRST_CLUSTERS, GROWTH, SLICE_NODES
 from .tt import CLUSTER, NO_LIMIT, tt_grow
 
@@ -102,6 +102,7 @@ def prove_many(boards, hands, states, keys, thands, vals, salts, start, max_node
                     clusters = grown
                 budget = min(budget, clusters * CLUSTER - nodes)
             control[CTRL_NO_DEPTH_TERM] = nodes >= DEPTH_TERM_NODES
+            control[CTRL_COUNT_CHECKS] = 0
             size = clusters * CLUSTER
             pn, dn, n, stop, length = _search(board, hand, state, keys[:size], thands[:size],
                                               vals[:size], salt, salt, _0, _NO_LIMIT, budget,

@@ -81,7 +81,9 @@ CTRL_PATH_SALT = 2         # search: the namespace that stored path-dependent di
 CTRL_FRESH_SALT = 3        # caller: a namespace nothing was stored in yet (0: none)
 CTRL_WANT_LINE = 4         # caller: != 0 reads the mating line when the root is proven
 CTRL_NO_DEPTH_TERM = 5     # caller: != 0 drops the depth term of first proof numbers
-CONTROL_SIZE = 6
+CTRL_COUNT_CHECKS = 6      # caller: != 0 (a search that expects no mate): a new attacker
+                           # node's first dn is its number of checks (_evaluate_child)
+CONTROL_SIZE = 7
 # The rows of the per-ply `frames` array (one column per ply of the search path).
 (F_NMOVES, F_THPN, F_THDN, F_BEST, F_CAPTURED, F_PATH, F_TKEY, F_START_NODES, F_CHECKER,
  F_ANCESTORS, F_PHAND) = range(11)
@@ -558,10 +560,10 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
 
 
 @njit(cache=True, inline="always")
-def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, known_salt, attacker,
+def _evaluate_child(board, hands, state, keys, thands, vals, salt, known_salt, attacker,
                     or_node, child_remaining, frames, on_path, ply, i, m, scratch, buf, look,
                     work_pn, work_dn, work_hand, work_len, work_rep, rule, checker,
-                    path_before, path_results, depth_cap):
+                    path_before, path_results, depth_cap, count_checks):
     """First values of child i (move m) of the node at `ply`: a repetition of the path
     (or the attacker back on a board of it with no more pieces than then),
     the table's entry (or a final result of the `known_salt` namespace), a disproof
@@ -575,6 +577,7 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
     it adds no plies); one whose futility is not known counts as a real defence.
     Returns that futility (1, 0, -1: unknown; 0 outside rule mode). Leaves the
     position as it was."""
+    generation = np.int32(salt & 0x3FFFFFFF)     # (not a parameter: numba takes at most 30)
     path = frames[F_PATH]
     cap = do_move(board, hands, state, m)
     ck = table_key(state, hands, salt)
@@ -694,10 +697,16 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
             else:
                 work_pn[ply, i] = _first_guess(scratch, ne) + min(ply >> DEPTH_SHIFT, depth_cap)
                 work_dn[ply, i] = 1
+    elif not count_checks:
+        work_pn[ply, i] = 1
+        work_dn[ply, i] = 1
     else:
-        # Child is an attacker node: its number of checks is the first disproof number
-        # (an AND node then tries first the reply that leaves the fewest checks, and
-        # learns that without expanding every reply), and none is a disproof.
+        # Child is an attacker node, in a search that expects no mate (count_checks,
+        # CTRL_COUNT_CHECKS): its number of checks is the first disproof number (an AND
+        # node then tries first the reply that leaves the fewest checks, and learns
+        # that without expanding every reply), and none is a disproof. (Generating
+        # the checks of every new attacker node costs proofs more than it saves them:
+        # most of those nodes are expanded anyway.)
         nc = check_moves(board, hands, state, buf)
         if nc == 0:
             dh = ah if rule else _disproof_hand(board, hands, attacker, _YES, buf, work_hand[ply],
@@ -716,17 +725,17 @@ def _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, k
 
 
 @njit(cache=True, _nrt=False)
-def _evaluate_joined_child(board, hands, state, keys, thands, vals, generation, salt, known_salt,
+def _evaluate_joined_child(board, hands, state, keys, thands, vals, salt, known_salt,
                            attacker, or_node, child_remaining, frames, on_path, ply, i, m, scratch,
                            buf, look, work_pn, work_dn, work_hand, work_len, work_rep, rule,
-                           checker, path_before, path_results, depth_cap):
+                           checker, path_before, path_results, depth_cap, count_checks):
     """_evaluate_child for a drop that joins its chain (rare): a call of its own, so
     that dfpn_search holds one inlined copy of _evaluate_child, not two (each copy
     costs seconds of first-run compile time)."""
-    return _evaluate_child(board, hands, state, keys, thands, vals, generation, salt, known_salt,
+    return _evaluate_child(board, hands, state, keys, thands, vals, salt, known_salt,
                            attacker, or_node, child_remaining, frames, on_path, ply, i, m, scratch,
                            buf, look, work_pn, work_dn, work_hand, work_len, work_rep, rule,
-                           checker, path_before, path_results, depth_cap)
+                           checker, path_before, path_results, depth_cap, count_checks)
 
 
 @njit(cache=True, inline="always")
@@ -827,6 +836,7 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
     # the caller turned it off (CTRL_NO_DEPTH_TERM: a long search, see
     # solver.DEPTH_TERM_NODES).
     depth_cap = np.int64(0) if control[CTRL_NO_DEPTH_TERM] != 0 else np.int64(DEPTH_CAP)
+    count_checks = control[CTRL_COUNT_CHECKS] != 0
     # How many positions of the path fall in each slot (first half: by position key,
     # second half: by board key): a repetition test scans the path only when its slot
     # is taken, not at every child of a long line. All zero between calls (every
@@ -873,11 +883,11 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
                     # start loading it while this child is evaluated.
                     next_key, next_hands = key_after(board, hands, state, moves[i + 1])
                     tt_prefetch(keys, next_key ^ (next_hands * _FULL_MIX) ^ salt)
-                if _evaluate_child(board, hands, state, keys, thands, vals, generation, salt,
+                if _evaluate_child(board, hands, state, keys, thands, vals, salt,
                                    known_salt, attacker, or_node, child_remaining, frames, on_path,
                                    ply, i, moves[i], scratch, mate_buf, look, work_pn, work_dn, work_hand,
                                    work_len, work_rep, rule, -1 if or_node else checker[ply],
-                                   ancestors[ply], path_results, depth_cap) < 0:
+                                   ancestors[ply], path_results, depth_cap, count_checks) < 0:
                     _note_unknown(control, pending, work_moves, best, ply, moves[i])
                 nodes += 1
                 # A child that already settles this node ends the expansion: a mate in
@@ -903,13 +913,13 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
                     # Its chain predecessor is proven: the next drop on that square joins.
                     work_next[ply, i] = -1
                     work_wait[ply, j] = False
-                    if _evaluate_joined_child(board, hands, state, keys, thands, vals, generation,
+                    if _evaluate_joined_child(board, hands, state, keys, thands, vals,
                                               salt, known_salt, attacker, or_node,
                                               max_depth - ply - 1, frames, on_path, ply,
                                               np.int64(j), work_moves[ply, j], scratch, mate_buf,
                                               look, work_pn, work_dn, work_hand, work_len,
                                               work_rep, rule, checker[ply], ancestors[ply],
-                                              path_results, depth_cap) < 0:
+                                              path_results, depth_cap, count_checks) < 0:
                         _note_unknown(control, pending, work_moves, best, ply, work_moves[ply, j])
                     nodes += 1
             cp = work_pn[ply, i]
