@@ -518,3 +518,36 @@ def test_namespaces_of_one_problem_do_not_crowd_one_cluster():
         assert tt_lookup(keys, hands, vals, position_key ^ salt, np.int64(0), np.int64(NO_LIMIT),
                          out)
         assert out[0] == 0 and out[2] == length, (length, out)
+
+
+def _open_board_escapes():
+    """tanuki-3-0035 after the other check 4d5c+ (a horse, a rook and a silver against a
+    king that runs into the open, the defender holding every other piece): both
+    replies escape; disproving them takes hundreds of thousands of nodes with every
+    new attacker node at dn 1."""
+    pos = Position.from_sfen("9/4Sk3/2R6/5B3/9/9/9/9/9 b rb4g3s4n4l18p 1")
+    pos.push_usi("4d5c+")
+    out = []
+    for usi in ("4b3b", "4b3c"):
+        child = pos.copy()
+        child.push_usi(usi)
+        out.append(child)
+    return out
+
+
+def test_a_search_that_expects_no_mate_disproves_with_the_checks_as_first_dn():
+    """Solver.search(expect_no_mate=True), as the 余詰 check asks: the same verdicts,
+    the disproofs in fewer nodes (~124K and ~88K, against ~299K and ~197K without: the
+    second now within the 100,000 nodes the answer gives a reply), and the proofs too
+    (30 of yo_mate7, cshogi replaying the line)."""
+    solver = Solver(hash_mb=64, seed=0)
+    for child, nodes in zip(_open_board_escapes(), (200_000, 100_000)):
+        solver.new_problem()
+        pn, dn, _, _ = solver.search(child, nodes, expect_no_mate=True)
+        assert dn == 0 and pn != 0, child.sfen()
+    for sfen, *_ in _rows("yo_mate7.tsv", 30):
+        pos = Position.from_sfen(sfen)
+        solver.new_problem()
+        pn, dn, _, _ = solver.search(pos, 2_000_000, expect_no_mate=True)
+        assert pn == 0, sfen
+        assert_line_mates_under_cshogi(sfen, solver.mating_line(pos))
