@@ -16,8 +16,9 @@ run includes starting its workers, the cluster's workers are warmed up first, as
 >= 0.9), each worker's peak resident memory (sampled every 0.2 s; target: within
 --hash + 200 MB), and whether the two runs agree on every verdict and length. With
 ``--rounds R`` the two alternate R times (the machine is shared: its load moves). Each
-set is a run of each, one after the other; ``--state FILE`` keeps the finished runs, so
-that a long run stopped is resumed by the same command.
+set (or part of ``--part-rows N`` rows) is a run of each, one after the other;
+``--state FILE`` keeps the finished runs, so that a long run stopped is resumed by the
+same command.
 
 Sections 2 (``proof``: solve_many and a batch worker's chunk in one process) and 3
 (``cli``: the ``tsume solve --answer proof`` command, serial and --jobs 2) are described
@@ -50,18 +51,22 @@ def section(name, arguments=lambda parser: None):
     return register
 
 
-def yo_mate_files(limit, directory):
+def yo_mate_files(limit, directory, part_rows=None):
     """The yo_mate sets as TSV files (their header kept), the first `limit` rows of each
-    when given; [(name, path, rows)]."""
+    when given; [(name, path, rows)]. With `part_rows`, each set is cut into files of
+    that many rows (the last shorter), named SET.N."""
     found = []
     for path in sorted(SHARED.glob("yo_mate*.tsv"), key=lambda p: int(p.stem[7:])):
         lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
         header = [ln for ln in lines[:1] if ln.startswith("#")]
         body = [ln for ln in lines if ln.strip() and not ln.startswith("#")]
         body = body[:limit] if limit else body
-        out = Path(directory) / path.name
-        out.write_text("".join(header + body), encoding="utf-8")
-        found.append((path.stem, out, len(body)))
+        step = part_rows or len(body)
+        for k in range(0, len(body), step):
+            name = path.stem if step >= len(body) else f"{path.stem}.{k // step + 1}"
+            out = Path(directory) / f"{name}.tsv"
+            out.write_text("".join(header + body[k:k + step]), encoding="utf-8")
+            found.append((name, out, len(body[k:k + step])))
     return found
 
 
@@ -145,6 +150,9 @@ def _cluster_arguments(parser):
     parser.add_argument("--hash", type=int, default=256, help="MB per worker")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--time-limit", type=float, default=None)
+    parser.add_argument("--part-rows", type=int, default=None, metavar="N",
+                        help="cut each set into runs of N rows, local and cluster "
+                        "alternating run by run (the machine's load moves)")
     parser.add_argument("--state", default=None, metavar="FILE",
                         help="keep each finished run in FILE (JSON) and skip it when run "
                         "again with the same FILE: a long run stopped is resumed")
@@ -153,7 +161,7 @@ def _cluster_arguments(parser):
 @section("cluster", _cluster_arguments)
 def cluster_throughput(args):
     """Section 1: local --jobs 2 against a 2-worker Dask cluster (see the docstring). Each
-    set is one run of each (local first, then the cluster, set after set), so the two
+    set (or part) is one run of each (local first, then the cluster, set after set), so the two
     share the machine's changing load; the rates are the totals' over the sets. With
     --state FILE each finished run is kept there, and a run stopped (Ctrl-C, a kill) is
     resumed by the same command: the runs in FILE are not redone."""
@@ -167,7 +175,7 @@ def cluster_throughput(args):
         with open(args.state, encoding="utf-8") as f:
             state = json.load(f)
     settings = {"limit": args.limit, "answer": args.answer, "hash": args.hash,
-                "time_limit": args.time_limit}
+                "time_limit": args.time_limit, "part_rows": args.part_rows}
     if state.setdefault("settings", settings) != settings:
         sys.exit(f"{args.state} holds runs with other settings: {state['settings']}")
     runs = state.setdefault("runs", {})
@@ -183,7 +191,7 @@ def cluster_throughput(args):
             LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                          dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
             Client(cluster, set_as_default=False) as client:
-        sets = yo_mate_files(args.limit, tmp)
+        sets = yo_mate_files(args.limit, tmp, args.part_rows)
         total = sum(n for _, _, n in sets)
         print(f"{total} problems ({', '.join(f'{name} {n}' for name, _, n in sets)}), "
               f"--answer {args.answer}, --hash {args.hash}, 2 workers, "

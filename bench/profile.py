@@ -1,6 +1,6 @@
 """Where the search spends its time, per compiled function, with Linux `perf`.
 
-    python bench/profile.py [--set yo_mate11] [--count 300] [--repeat 2] [--hash 256]
+    python bench/profile.py [--set yo_mate11] [--count 300] [--repeat 2] [--hash 256] [--bulk]
 
 perf sees numba's code as anonymous memory. This script compiles the kernels afresh
 (an empty temporary numba cache, about 40 s) so that numba still holds their object
@@ -8,7 +8,8 @@ code, reads every function's offset and size from it (`nm`), writes the perf map
 (/tmp/perf-PID.map) naming them, then attaches `perf record` to itself while it solves
 the set and prints `perf report` by function. Functions inlined into others
 (inline="always", or by LLVM) count as their caller. Needs `perf` and `nm` on PATH and
-perf_event_paranoid <= 2; samples user-space only.
+perf_event_paranoid <= 2; samples user-space only. With --bulk the set is proved by
+pipeline.solve_many (its batch kernel, bulk.py) instead of solve() one by one.
 """
 import argparse
 import os
@@ -28,9 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 from numba.core.registry import CPUDispatcher  # noqa: E402
 
-from tsume import dfpn, movegen, tt  # noqa: E402
+from tsume import bulk, dfpn, movegen, tt  # noqa: E402
 from tsume.position import Position  # noqa: E402
-from tsume.pipeline import solve, warm_up  # noqa: E402
+from tsume.pipeline import solve, solve_many, warm_up  # noqa: E402
 from tsume.solver import shared_solver  # noqa: E402
 
 
@@ -38,7 +39,7 @@ def _symbols():
     """(address, size, name) of every compiled function of the kernel modules' libraries."""
     out = []
     with tempfile.NamedTemporaryFile(suffix=".o") as obj:
-        for module in (dfpn, movegen, tt):
+        for module in (bulk, dfpn, movegen, tt):
             for attr, value in vars(module).items():
                 if not isinstance(value, CPUDispatcher):
                     continue
@@ -72,6 +73,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=2, help="times the set is solved under perf")
     ap.add_argument("--hash", type=int, default=256)
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--bulk", action="store_true", help="solve_many instead of solve()")
     args = ap.parse_args()
 
     rows = [line.split("\t") for line in (SHARED / f"{args.set}.tsv").open(encoding="utf-8")
@@ -81,7 +83,7 @@ def main():
     # Every kernel a solve may call (warm_up), not only those a short problem needs:
     # else one compiled on first use (tt_grow, for a problem that outgrows its first
     # clusters) lands in the profile, with the garbage collection of the compiler.
-    warm_up()
+    warm_up(bulk=args.bulk)
     solve(Position.from_sfen("8k/9/9/7+R1/9/9/9/9/9 b LP 1"), hash_mb=args.hash)
     for array in shared_solver(args.hash).full_table:
         array.fill(0)                 # first-touch page faults outside the profile
@@ -96,6 +98,9 @@ def main():
     start = time.perf_counter()
     nodes = 0
     for _ in range(args.repeat):
+        if args.bulk:
+            nodes += sum(r.nodes for r in solve_many(positions, answer=False, hash_mb=args.hash))
+            continue
         for pos in positions:
             nodes += solve(pos, answer=False, hash_mb=args.hash).nodes
     elapsed = time.perf_counter() - start
