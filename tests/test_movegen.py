@@ -5,6 +5,7 @@ the tanuki_generated solutions, and on a sample of full-board game positions.
 """
 import random
 
+import numpy as np
 import pytest
 
 cshogi = pytest.importorskip("cshogi")
@@ -14,7 +15,7 @@ from randpos import random_position  # noqa: E402
 from tsume.perft import tsume_perft  # noqa: E402
 from shared_data import rows  # noqa: E402
 from tsume.position import Position  # noqa: E402
-from tsume import pieces as P  # noqa: E402
+from tsume import movegen, pieces as P  # noqa: E402
 
 
 
@@ -50,6 +51,31 @@ def test_random_tsume_positions_match_cshogi():
             compared += 1
     assert compared > 5000
     assert mismatches == []
+
+
+def test_moves_onto_a_square_are_the_legal_moves_there():
+    """movegen.moves_onto (the Japanese text's rivals) generates the moves onto one
+    square by itself: on every square of random positions and of the defender's
+    replies after a check, it equals the legal moves (checked against cshogi above)
+    that end there."""
+    rng = random.Random(20261206)
+    buf = movegen._buffer()
+    compared = 0
+    for _ in range(300):
+        pos = random_position(rng)
+        positions = [pos]
+        for usi in sorted(pos.check_moves())[:2]:
+            after = pos.copy()
+            after.push_usi(usi)
+            positions.append(after)
+        for p in positions:
+            legal = movegen.legal_moves_of(p)
+            for to in range(81):
+                n = movegen.moves_onto(p.board, p.hands, p.state, np.int64(to), buf)
+                assert sorted(buf[:n].tolist()) == sorted(m for m in legal if m & 127 == to), \
+                    (p.sfen(), to)
+                compared += 1
+    assert compared > 40_000
 
 
 def test_attacker_with_pinned_pieces_matches_cshogi():

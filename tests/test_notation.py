@@ -418,6 +418,29 @@ def test_ki2_against_cshogi_yo_sample(yo_rows):
     assert counts["同"] >= 1000
 
 
+def test_line_text_from_one_compiled_call_equals_move_by_move(tanuki_rows, yo_rows):
+    """line_to_japanese reads each move's rivals from one compiled call for the line
+    (movegen.line_rivals, generating only the moves onto each destination); its text
+    must equal the move-by-move text from every legal move, which the tests above
+    check against cshogi."""
+    compared = 0
+    for sfen, line in tanuki_rows[:500] + yo_rows[:1500]:
+        pos = Position.from_sfen(sfen)
+        texts, prev = [], None
+        for usi in line:
+            move = N.usi_to_move(usi)
+            texts.append(N._japanese_text(pos, move, movegen.legal_moves_of(pos), prev, N.MARKS))
+            pos.push(move)
+            prev = N.move_to(move)
+        assert N.line_to_japanese(Position.from_sfen(sfen), line) == "　".join(texts), sfen
+        compared += len(line)
+    assert compared >= 5000
+    # An illegal move is named, after the legal ones before it.
+    sfen, line = tanuki_rows[0]
+    with pytest.raises(ValueError, match="illegal move 5e5e"):
+        N.line_to_japanese(Position.from_sfen(sfen), line + ["5e5e"])
+
+
 def compare_all_legal(rows, whole_lines=False):
     """Every legal move (not only solution moves) of the first position of each row (of
     every position along the line if whole_lines) where cshogi sees two or more

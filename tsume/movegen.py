@@ -1119,6 +1119,70 @@ def all_moves(board, hands, state, out):
     return legal_moves(board, hands, state, out)
 
 
+@njit(cache=True, _nrt=False)
+def moves_onto(board, hands, state, to, out):
+    """The legal moves of the side to move onto square `to`, into out; returns the
+    count (the rivals a move's Japanese text names itself apart from). Generated for
+    that square only: an attacker with a full hand has hundreds of drops elsewhere."""
+    c = state[SIDE]
+    target = board[to]
+    if target != 0 and ((target >> 4) == c or (target & 15) == _KING):
+        return 0                            # (as all_moves: no king is ever taken)
+    n = _moves_to(board, state, c, to, out, _0)        # (its king's step below)
+    ksq = state[KING_SQ + c]
+    if ksq >= 0:
+        d = DIRECTION_TO[ksq, to]
+        if 0 <= d < 8 and STEP[ksq, d] == to:
+            out[n] = make_move(ksq, to)
+            n += 1
+    if target == 0 and hands[c] != 0:
+        pf = _pawn_files(board, state, c)
+        for kind in range(1, 8):
+            if hand_count(hands[c], kind) > 0 and _drop_allowed(board, kind, c, to, pf):
+                out[n] = make_drop(kind, to)
+                n += 1
+    k = 0
+    for i in range(n):
+        m = out[i]
+        if _is_legal_after(board, hands, state, m, c):
+            out[k] = m
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def line_rivals(board, hands, state, line, n, rivals, pieces, counts, scratch):
+    """For each move i of line[:n], played in turn: the legal moves onto its destination
+    (rivals[i, :counts[i]], at most rivals.shape[1] kept) and the piece each moves
+    (pieces[i, k]: the piece on its source square, 0 for a drop). One call for a whole
+    line's Japanese text. Returns the index of the first move that is not legal
+    there (n: every one is); the position is restored."""
+    caps = np.empty(max(n, 1), dtype=np.int64)
+    width = rivals.shape[1]
+    played = 0
+    bad = n
+    for i in range(n):
+        m = line[i]
+        k = moves_onto(board, hands, state, np.int64(m & 127), scratch)
+        found = False
+        for j in range(k):
+            r = scratch[j]
+            found |= r == m
+            if j < width:
+                rivals[i, j] = r
+                f = move_from(r)
+                pieces[i, j] = board[f] if f < DROP_BASE else 0
+        counts[i] = min(k, width)
+        if not found:
+            bad = i
+            break
+        caps[i] = do_move(board, hands, state, m)
+        played += 1
+    for i in range(played - 1, -1, -1):
+        undo_move(board, hands, state, line[i], caps[i])
+    return bad
+
+
 @njit(cache=True)
 def hands_after(board, hands, state, line, n, out):
     """Both hands after line[:n] (moves known to be legal) into out; the position is
@@ -1140,13 +1204,39 @@ def _buffer():
 def legal_moves_of(pos):
     buf = _buffer()
     n = all_moves(pos.board, pos.hands, pos.state, buf)
-    return [int(m) for m in buf[:n]]
+    return buf[:n].tolist()         # (Python ints, a tenth of the time of int() each)
+
+
+def legal_moves_to(pos, to):
+    """The legal moves of the side to move onto square `to` (see moves_onto)."""
+    buf = _buffer()
+    return buf[:moves_onto(pos.board, pos.hands, pos.state, np.int64(to), buf)].tolist()
+
+
+def line_rivals_of(pos, moves):
+    """([legal moves onto each move's destination], [the pieces they move, 0 for a
+    drop], the index of the first illegal move or len(moves)) for a line of int moves
+    from pos (see line_rivals)."""
+    n = len(moves)
+    rivals = np.empty((n, _RIVALS), dtype=np.int32)
+    pieces = np.empty((n, _RIVALS), dtype=np.int8)
+    counts = np.empty(n, dtype=np.int64)
+    line = np.array(moves or [0], dtype=np.int32)
+    bad = int(line_rivals(pos.board, pos.hands, pos.state, line, n, rivals, pieces, counts,
+                          _buffer()))
+    used = counts[:bad].tolist()
+    width = max(used, default=0)
+    rows, kinds = rivals[:bad, :width].tolist(), pieces[:bad, :width].tolist()
+    return [r[:k] for r, k in zip(rows, used)], [p[:k] for p, k in zip(kinds, used)], bad
+
+
+_RIVALS = 128     # room for the legal moves onto one square (at most about fifty)
 
 
 def check_moves_of(pos):
     buf = _buffer()
     n = check_moves(pos.board, pos.hands, pos.state, buf)
-    return [int(m) for m in buf[:n]]
+    return buf[:n].tolist()
 
 
 def mate_in_one_of(pos):

@@ -119,32 +119,42 @@ def disambiguation(kind, colour, frm, to, candidates):
 
 
 def _japanese_body(position, move, legal):
-    """Move text without side mark and destination: piece + words + 成/不成/打."""
+    """Move text without side mark and destination: piece + words + 成/不成/打. `legal`:
+    the legal moves, or only those onto the move's destination (all it reads)."""
     to = move_to(move)
+    rivals = [m for m in legal if m & 127 == to]
+    return _body(move, position.side_to_move, rivals,
+                 [0 if is_drop(m) else position.piece_at(move_from(m)) for m in rivals])
+
+
+def _body(move, colour, rivals, pieces):
+    """_japanese_body from the legal moves onto the move's destination (`rivals`, the
+    move among them) and the piece each moves (0: a drop)."""
     # board moves of the side to move onto the same square, by the moving piece's kind
-    rivals = {}
-    for m in legal:
-        if m & 127 == to and not is_drop(m):
-            frm = move_from(m)
-            rivals.setdefault(P.piece_kind(position.piece_at(frm)), set()).add(frm)
+    others = {}
+    for m, piece in zip(rivals, pieces):
+        if piece:
+            others.setdefault(P.piece_kind(piece), set()).add(move_from(m))
     if is_drop(move):
         kind = drop_kind(move)
-        return P.MOVE_KANJI[kind] + ("打" if kind in rivals else "")
+        return P.MOVE_KANJI[kind] + ("打" if kind in others else "")
     frm = move_from(move)
-    piece = position.piece_at(frm)
+    piece = pieces[rivals.index(move)]
     kind = P.piece_kind(piece)
-    text = P.MOVE_KANJI[kind] + disambiguation(kind, position.side_to_move, frm, to,
-                                               rivals.get(kind, ()))
+    text = P.MOVE_KANJI[kind] + disambiguation(kind, colour, frm, move_to(move),
+                                               others.get(kind, ()))
     if is_promotion(move):
         return text + "成"
-    if could_promote(piece, frm, to):
+    if could_promote(piece, frm, move_to(move)):
         return text + "不成"
     return text
 
 
 def _legal_checked(position, move):
+    """The legal moves onto the destination of `move` (see _japanese_body); ValueError
+    if `move` is not one of them."""
     from . import movegen
-    legal = movegen.legal_moves_of(position)
+    legal = movegen.legal_moves_to(position, move_to(move))
     if move not in legal:
         raise ValueError(f"illegal move {move_to_usi(move)} in {position.sfen()}")
     return legal
@@ -169,15 +179,25 @@ def _japanese_text(position, move, legal, previous_to, marks):
 
 
 def line_to_japanese(position, moves, separator="　", marks=MARKS):
-    """A whole line (``▲１二歩　△同玉　▲１三香``); the moves are played on a copy."""
-    pos = position.copy()
+    """A whole line (``▲１二歩　△同玉　▲１三香``). ValueError names the first illegal
+    move. (Each move's rivals come from one compiled call for the line: a batch writes
+    this for every problem.)"""
+    from . import movegen
+    ints = [_as_move(mv) for mv in moves]
+    rivals, pieces, bad = movegen.line_rivals_of(position, ints)
+    if bad < len(ints):
+        pos = position.copy()
+        for mv in ints[:bad]:
+            pos.push(mv)
+        _legal_checked(pos, ints[bad])          # (raises, naming it)
+    colour = position.side_to_move
     out, prev = [], None
-    for mv in moves:
-        mv = _as_move(mv)
-        legal = _legal_checked(pos, mv)
-        out.append(_japanese_text(pos, mv, legal, prev, marks))
-        pos.push(mv)
-        prev = move_to(mv)
+    for i, mv in enumerate(ints):
+        to = move_to(mv)
+        dest = "同" if prev is not None and prev == to else square_to_japanese(to)
+        side = colour ^ (i & 1)
+        out.append(marks[side] + dest + _body(mv, side, rivals[i], pieces[i]))
+        prev = to
     return separator.join(out)
 
 

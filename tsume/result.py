@@ -44,11 +44,18 @@ class Result:
         return out
 
 
+_ATOMIC = frozenset((str, int, float, bool, type(None)))   # plain already: kept as they are
+
+
 def _plain(value):
+    # (Exact types first: a batch makes a record per problem, and a line's moves are
+    # strings; a numpy number is made Python's.)
+    if type(value) in _ATOMIC:
+        return value
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: v if type(v) in _ATOMIC else _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [v if type(v) in _ATOMIC else _plain(v) for v in value]
     return value.item() if hasattr(value, "item") else value
 
 

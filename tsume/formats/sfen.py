@@ -71,43 +71,73 @@ def play_usi_moves(pos, moves):
             raise FormatError(f"illegal or malformed move {i + 1} {m[:20]!r} after the SFEN") from None
 
 
+# Ranks and hands seen before, parsed: a collection repeats them (an empty rank, the
+# defender's hand of "every other piece"), and a batch of 10^5 problems spent more in
+# this Python parse than in the search of a 3-ply mate. Cleared when full.
+_RANKS = {}         # rank text -> its 9 pieces as 9 bytes, file 1 first
+_HANDS = {}         # hands text -> (Black's, White's) packed hand
+_CACHE_SIZE = 1 << 14
+
+
 def _parse_board(text):
     rows = text.split("/")
     if len(rows) != 9:
         raise FormatError(f"SFEN board needs 9 ranks separated by '/', got {len(rows)}")
-    board = [0] * 81          # a list: element writes into numpy are slow, and files are big
+    ranks = []
     for r, row in enumerate(rows):
-        file = 9
+        rank = _RANKS.get(row)
+        if rank is None:
+            if len(_RANKS) >= _CACHE_SIZE:
+                _RANKS.clear()
+            rank = _RANKS[row] = _parse_rank(row, r)
+        ranks.append(rank)
+    # (Byte f of rank r is the piece on file f + 1, rank r + 1: square f * 9 + r.)
+    return np.frombuffer(b"".join(ranks), dtype=np.int8).reshape(9, 9).T.ravel()
+
+
+def _parse_rank(row, r):
+    """The 9 pieces of one rank's text (r: its index, for the messages), file 1 first."""
+    cells = [0] * 9
+    file = 9
+    promoted = False
+    for ch in row:
+        if ch in "0123456789":
+            if promoted or ch == "0":
+                raise FormatError(f"bad SFEN rank {r + 1}: {row[:20]!r}")
+            file -= int(ch)
+        elif ch == "+":
+            if promoted:
+                raise FormatError(f"bad SFEN rank {r + 1}: {row[:20]!r}")
+            promoted = True
+            continue
+        elif ch in _LETTER_KIND:
+            kind = _LETTER_KIND[ch]
+            if promoted:
+                if not P.can_promote(kind):
+                    raise FormatError(f"piece {ch!r} cannot be promoted (rank {r + 1})")
+                kind += P.PROMOTED
+            if file < 1:
+                raise FormatError(f"SFEN rank {r + 1} has more than 9 squares: {row[:20]!r}")
+            cells[file - 1] = kind if ch.isupper() else kind | P.WHITE_BIT
+            file -= 1
+        else:
+            raise FormatError(f"unknown character {ch!r} in SFEN board")
         promoted = False
-        for ch in row:
-            if ch in "0123456789":
-                if promoted or ch == "0":
-                    raise FormatError(f"bad SFEN rank {r + 1}: {row[:20]!r}")
-                file -= int(ch)
-            elif ch == "+":
-                if promoted:
-                    raise FormatError(f"bad SFEN rank {r + 1}: {row[:20]!r}")
-                promoted = True
-                continue
-            elif ch in _LETTER_KIND:
-                kind = _LETTER_KIND[ch]
-                if promoted:
-                    if not P.can_promote(kind):
-                        raise FormatError(f"piece {ch!r} cannot be promoted (rank {r + 1})")
-                    kind += P.PROMOTED
-                if file < 1:
-                    raise FormatError(f"SFEN rank {r + 1} has more than 9 squares: {row[:20]!r}")
-                board[(file - 1) * 9 + r] = kind if ch.isupper() else kind | P.WHITE_BIT
-                file -= 1
-            else:
-                raise FormatError(f"unknown character {ch!r} in SFEN board")
-            promoted = False
-        if file != 0 or promoted:
-            raise FormatError(f"SFEN rank {r + 1} does not have 9 squares: {row[:20]!r}")
-    return np.array(board, dtype=np.int8)
+    if file != 0 or promoted:
+        raise FormatError(f"SFEN rank {r + 1} does not have 9 squares: {row[:20]!r}")
+    return bytes(cells)
 
 
 def _parse_hands(text):
+    packed = _HANDS.get(text)
+    if packed is None:
+        if len(_HANDS) >= _CACHE_SIZE:
+            _HANDS.clear()
+        packed = _HANDS[text] = _parse_hands_text(text)
+    return np.array(packed, dtype=np.int64)
+
+
+def _parse_hands_text(text):
     hands = [dict.fromkeys(P.HAND_KINDS, 0), dict.fromkeys(P.HAND_KINDS, 0)]
     if text != "-":
         pos = 0
@@ -123,7 +153,7 @@ def _parse_hands(text):
             hands[P.BLACK if ch.isupper() else P.WHITE][P.LETTER_KIND[ch.upper()]] += n
         if pos != len(text) or not text:
             raise FormatError(f"malformed SFEN hands {text[:30]!r}")
-    return np.array([pack_checked(hands[0]), pack_checked(hands[1])], dtype=np.int64)
+    return pack_checked(hands[0]), pack_checked(hands[1])
 
 
 def pack_checked(counts):
