@@ -20,18 +20,11 @@ Rejected:
 Warned: the defender's hand is non-empty yet some pieces are left in the box
 (the hand is not 玉方残り駒全部, SPEC §2.2).
 """
-import numpy as np
-
 from . import pieces as P
 from .errors import PositionError
 from .movegen import attacked
 
 COLOUR_NAME = ("Black", "White")
-_SQUARES = np.arange(81)
-_RANK = _SQUARES % 9 + 1
-_FILE = _SQUARES // 9 + 1
-# _REL_RANK[colour, sq]: rank counted from the far side the colour moves towards.
-_REL_RANK = np.stack([_RANK, 10 - _RANK])
 
 
 def _square_name(sq):
@@ -42,15 +35,39 @@ def _piece_name(kind, colour):
     return f"{COLOUR_NAME[colour]} {P.BOARD_KANJI[kind]}"
 
 
-def piece_totals(position):
-    """{base kind: pieces on the board and in both hands} (vectorised: validation runs
-    on every row of large problem files)."""
-    board = position.board.astype(np.int64)
-    kinds = board[board != 0] & 15
-    base = np.where(kinds > P.KING, kinds - P.PROMOTED, kinds)
-    on_board = np.bincount(base, minlength=16)
+# DEAD_RANKS as lists, for the one pass over the board below.
+_DEAD = P.DEAD_RANKS.tolist()
+
+
+def _survey(position):
+    """One pass over the board (validation runs on every row of large problem files,
+    where numpy's many small calls cost more than the search of a short problem):
+    ({base kind: pieces on the board}, the first square holding a dead piece or None,
+    [[pawns per file 0..9] per colour], [[king squares] per colour])."""
+    on_board = dict.fromkeys(P.TOTAL, 0)
+    dead = None
+    pawns = [[0] * 10, [0] * 10]
+    kings = [[], []]
+    for sq, p in enumerate(position.board.tolist()):
+        if not p:
+            continue
+        kind, colour = p & 15, p >> 4
+        on_board[kind - P.PROMOTED if kind > P.KING else kind] += 1
+        if dead is None and _DEAD[colour][kind] and \
+                (sq % 9 + 1 if colour == P.BLACK else 9 - sq % 9) <= _DEAD[colour][kind]:
+            dead = sq
+        if kind == P.PAWN:
+            pawns[colour][sq // 9 + 1] += 1
+        elif kind == P.KING:
+            kings[colour].append(sq)
+    return on_board, dead, pawns, kings
+
+
+def piece_totals(position, on_board=None):
+    """{base kind: pieces on the board and in both hands}."""
+    on_board = on_board or _survey(position)[0]
     hands = [position.hand(c) for c in (P.BLACK, P.WHITE)]
-    return {k: int(on_board[k]) + hands[0].get(k, 0) + hands[1].get(k, 0) for k in P.TOTAL}
+    return {k: on_board[k] + hands[0].get(k, 0) + hands[1].get(k, 0) for k in P.TOTAL}
 
 
 def box_pieces(position, totals=None):
@@ -64,39 +81,33 @@ def validate(position, *, box_warning=True):
     attacker = position.side_to_move
     defender = 1 - attacker
     board = position.board
+    on_board, dead, pawns, kings = _survey(position)
 
-    totals = piece_totals(position)
+    totals = piece_totals(position, on_board)
     for kind, n in totals.items():
         if n > P.TOTAL[kind]:
             raise PositionError(f"too many {P.USI_LETTER[kind]} ({P.BOARD_KANJI[kind]}): "
                                 f"{n} of at most {P.TOTAL[kind]}")
-
-    codes = board.astype(np.int64)
-    kinds, colours = codes & 15, codes >> 4
-    dead = (codes != 0) & (_REL_RANK[colours, _SQUARES] <= P.DEAD_RANKS[colours, kinds])
-    if dead.any():
-        sq = int(np.flatnonzero(dead)[0])
-        raise PositionError(f"dead piece: {_piece_name(int(kinds[sq]), int(colours[sq]))} on "
-                            f"{_square_name(sq)} could never move")
+    if dead is not None:
+        p = int(board[dead])
+        raise PositionError(f"dead piece: {_piece_name(p & 15, p >> 4)} on "
+                            f"{_square_name(dead)} could never move")
     for colour in (P.BLACK, P.WHITE):
-        pawns = (kinds == P.PAWN) & (colours == colour) & (codes != 0)
-        per_file = np.bincount(_FILE[pawns], minlength=10)
-        if (per_file > 1).any():
+        if max(pawns[colour]) > 1:
             raise PositionError(f"二歩 (nifu): two unpromoted {COLOUR_NAME[colour]} pawns on "
-                                f"file {int(np.argmax(per_file > 1))}")
-    kings = [np.flatnonzero((kinds == P.KING) & (colours == c)) for c in (P.BLACK, P.WHITE)]
+                                f"file {next(f for f, n in enumerate(pawns[colour]) if n > 1)}")
     for colour in (P.BLACK, P.WHITE):
         if len(kings[colour]) > 1:
             raise PositionError(f"{COLOUR_NAME[colour]} has {len(kings[colour])} kings")
-    if not len(kings[defender]):
+    if not kings[defender]:
         raise PositionError(f"no defender king: {COLOUR_NAME[attacker]} is to move, "
                             f"so {COLOUR_NAME[defender]} needs a king")
 
-    if attacked(position.board, position.state, int(kings[defender][0]), attacker):
+    if attacked(position.board, position.state, kings[defender][0], attacker):
         raise PositionError(f"the defender ({COLOUR_NAME[defender]}) is already in check "
                             f"with the attacker to move")
-    if len(kings[attacker]) and attacked(position.board, position.state, int(kings[attacker][0]),
-                                         defender):
+    if kings[attacker] and attacked(position.board, position.state, kings[attacker][0],
+                                    defender):
         raise PositionError(f"side to move (attacker, {COLOUR_NAME[attacker]}) is in check")
 
     warnings = []

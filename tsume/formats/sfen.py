@@ -176,25 +176,39 @@ def read_sfen_lines(text):
 
 
 # ---------------------------------------------------------------- writer
+_RANK_TEXTS = {}    # a rank's 9 pieces (bytes, file 9 first) -> its SFEN text
+
+
 def write_board(pos):
+    # (Square f * 9 + r is file f + 1, rank r + 1: the board as ranks of files 9..1.)
+    data = np.ascontiguousarray(pos.board.reshape(9, 9)[::-1].T).tobytes()
     rows = []
-    for rank in range(1, 10):
-        row, empty = "", 0
-        for file in range(9, 0, -1):
-            p = pos.piece_at(P.square(file, rank))
-            if not p:
-                empty += 1
-                continue
-            if empty:
-                row += str(empty)
-                empty = 0
-            kind = P.piece_kind(p)
-            letter = P.USI_LETTER[P.base_kind(kind)]
-            row += ("+" if kind > P.KING else "") + (letter if P.piece_colour(p) == P.BLACK else letter.lower())
+    for r in range(0, 81, 9):
+        cells = data[r:r + 9]
+        text = _RANK_TEXTS.get(cells)
+        if text is None:
+            if len(_RANK_TEXTS) >= _CACHE_SIZE:
+                _RANK_TEXTS.clear()
+            text = _RANK_TEXTS[cells] = _rank_text(cells)
+        rows.append(text)
+    return "/".join(rows)
+
+
+def _rank_text(cells):
+    row, empty = "", 0
+    for p in cells:
+        if not p:
+            empty += 1
+            continue
         if empty:
             row += str(empty)
-        rows.append(row)
-    return "/".join(rows)
+            empty = 0
+        kind = P.piece_kind(p)
+        letter = P.USI_LETTER[P.base_kind(kind)]
+        row += ("+" if kind > P.KING else "") + (letter if P.piece_colour(p) == P.BLACK else letter.lower())
+    if empty:
+        row += str(empty)
+    return row
 
 
 def write_hands(pos):
