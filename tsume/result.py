@@ -72,6 +72,14 @@ def record(source, sfen=None, result=None, kifu="", sakui=None, error=None, prob
     """The JSON object of one problem; without a result, an `error` record. Its id is
     the source unless `problem_id` names it."""
     rec = {"id": source if problem_id is None else problem_id, "source": source, "sfen": sfen}
-    rec.update((result or Result(status="error")).fields())
+    if result is None:
+        # (A batch makes every record this way before its fields come in.)
+        rec.update((k, v.copy() if isinstance(v, (list, dict)) else v)
+                   for k, v in _ERROR_FIELDS.items())
+    else:
+        rec.update(result.fields())
     rec.update(kifu=kifu, sakui=sakui, metadata=dict(metadata or {}), error=error)
     return rec
+
+
+_ERROR_FIELDS = Result(status="error").fields()     # (copied into each record: see record)
