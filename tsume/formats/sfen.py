@@ -71,26 +71,53 @@ def play_usi_moves(pos, moves):
             raise FormatError(f"illegal or malformed move {i + 1} {m[:20]!r} after the SFEN") from None
 
 
-# Ranks and hands seen before, parsed: a collection repeats them (an empty rank, the
-# defender's hand of "every other piece"), and a batch of 10^5 problems spent more in
-# this Python parse than in the search of a 3-ply mate. Cleared when full.
-_RANKS = {}         # rank text -> its 9 pieces as 9 bytes, file 1 first
-_HANDS = {}         # hands text -> (Black's, White's) packed hand
+# A batch of 10^5 problems spent more in a per-character parse of SFEN than in the
+# search of a 3-ply mate. A board is read with bytes.replace and bytes.translate
+# instead: each square one byte whose value is its piece (a digit n becomes n empty
+# squares, a '+' and its letter the promoted piece), then the 81 bytes as the array.
+# Anything else (a bad character, a rank of the wrong length, a '+' not before a
+# promotable piece) goes to the per-character parse, which names the fault.
+_BOARD_CHARS = b"123456789/+" + "".join(_LETTER_KIND).encode()
+_PROMOTED_BYTES = [(b"+" + ch.encode(), bytes([(kind + P.PROMOTED) | (0 if ch.isupper() else P.WHITE_BIT)]))
+                   for ch, kind in _LETTER_KIND.items() if P.can_promote(kind)]
+_EMPTY_BYTES = [(str(n).encode(), bytes(n)) for n in range(1, 10)]
+_CODE_OF = bytearray(b"\xff" * 256)         # a letter's byte -> its piece; 0xff: not one
+for _code in range(32):
+    _CODE_OF[_code] = _code                 # (pieces and empty squares already replaced)
+for _ch, _kind in _LETTER_KIND.items():
+    _CODE_OF[ord(_ch)] = _kind if _ch.isupper() else _kind | P.WHITE_BIT
+_CODE_OF = bytes(_CODE_OF)
+_HANDS = {}         # hands text -> (Black's, White's) packed hand; cleared when full
 _CACHE_SIZE = 1 << 14
 
 
 def _parse_board(text):
+    raw = text.encode("ascii", "replace")
+    if raw.translate(None, _BOARD_CHARS):        # a character no board has
+        return _parse_board_slowly(text)
+    if b"+" in raw:
+        for pair, code in _PROMOTED_BYTES:
+            raw = raw.replace(pair, code)
+    for digit, empty in _EMPTY_BYTES:
+        raw = raw.replace(digit, empty)
+    ranks = raw.split(b"/")
+    squares = b"".join(ranks).translate(_CODE_OF)
+    if len(ranks) != 9 or len(squares) != 81 or max(squares) >= 32 or \
+            any(len(rank) != 9 for rank in ranks):
+        return _parse_board_slowly(text)
+    return np.frombuffer(squares, dtype=np.int8)[_SQUARE_ORDER]
+
+
+# Byte 9r + c of the board's text is rank r + 1, file 9 - c: square (8 - c) * 9 + r.
+_SQUARE_ORDER = np.array([9 * (sq % 9) + 8 - sq // 9 for sq in range(81)])
+
+
+def _parse_board_slowly(text):
+    """_parse_board character by character: the precise FormatError of a bad board."""
     rows = text.split("/")
     if len(rows) != 9:
         raise FormatError(f"SFEN board needs 9 ranks separated by '/', got {len(rows)}")
-    ranks = []
-    for r, row in enumerate(rows):
-        rank = _RANKS.get(row)
-        if rank is None:
-            if len(_RANKS) >= _CACHE_SIZE:
-                _RANKS.clear()
-            rank = _RANKS[row] = _parse_rank(row, r)
-        ranks.append(rank)
+    ranks = [_parse_rank(row, r) for r, row in enumerate(rows)]
     # (Byte f of rank r is the piece on file f + 1, rank r + 1: square f * 9 + r.)
     return np.frombuffer(b"".join(ranks), dtype=np.int8).reshape(9, 9).T.ravel()
 
@@ -176,39 +203,24 @@ def read_sfen_lines(text):
 
 
 # ---------------------------------------------------------------- writer
-_RANK_TEXTS = {}    # a rank's 9 pieces (bytes, file 9 first) -> its SFEN text
+# The writer's translate: each square's piece code to its SFEN letters (an empty square
+# to "1", runs of them then counted).
+_TEXT_OF = {0: "1"}
+_TEXT_OF.update({(kind | colour): ("+" if kind > P.KING else "")
+                 + (P.USI_LETTER[P.base_kind(kind)] if colour == 0
+                    else P.USI_LETTER[P.base_kind(kind)].lower())
+                 for kind in range(1, 16) if P.base_kind(kind) in P.USI_LETTER or kind == P.KING
+                 for colour in (0, P.WHITE_BIT)})
+_RUNS = [("1" * n, str(n)) for n in range(9, 1, -1)]
 
 
 def write_board(pos):
     # (Square f * 9 + r is file f + 1, rank r + 1: the board as ranks of files 9..1.)
-    data = np.ascontiguousarray(pos.board.reshape(9, 9)[::-1].T).tobytes()
-    rows = []
-    for r in range(0, 81, 9):
-        cells = data[r:r + 9]
-        text = _RANK_TEXTS.get(cells)
-        if text is None:
-            if len(_RANK_TEXTS) >= _CACHE_SIZE:
-                _RANK_TEXTS.clear()
-            text = _RANK_TEXTS[cells] = _rank_text(cells)
-        rows.append(text)
-    return "/".join(rows)
-
-
-def _rank_text(cells):
-    row, empty = "", 0
-    for p in cells:
-        if not p:
-            empty += 1
-            continue
-        if empty:
-            row += str(empty)
-            empty = 0
-        kind = P.piece_kind(p)
-        letter = P.USI_LETTER[P.base_kind(kind)]
-        row += ("+" if kind > P.KING else "") + (letter if P.piece_colour(p) == P.BLACK else letter.lower())
-    if empty:
-        row += str(empty)
-    return row
+    cells = np.ascontiguousarray(pos.board.reshape(9, 9)[::-1].T).tobytes().decode("latin-1")
+    text = "/".join([cells[r:r + 9] for r in range(0, 81, 9)]).translate(_TEXT_OF)
+    for run, count in _RUNS:        # (longest first; a rank holds at most 9)
+        text = text.replace(run, count)
+    return text
 
 
 def write_hands(pos):
