@@ -536,3 +536,42 @@ def test_fuzz_kif_grid_rows(cells, rank):
 def test_position_helpers_round_trip():
     pos = Position.from_sfen(S3_EXPLICIT)
     assert Position.from_sfen(pos.sfen()) == pos
+
+
+def _board_outcome(parse, text):
+    try:
+        return parse(text).tolist()
+    except Exception as exc:        # noqa: BLE001 - the message is what is compared
+        return f"{type(exc).__name__}: {exc}"
+
+
+def test_sfen_board_fast_read_equals_the_character_parse():
+    """formats.sfen reads a board with bytes.replace/translate and hands anything that
+    does not fit to the per-character parse, which names the fault: on valid boards
+    and on boards broken at random (characters changed, added, removed) the two give
+    the same squares or the same message."""
+    from tsume.formats import sfen
+    rng = random.Random(20261206)
+    boards = [Position.from_sfen(text).sfen().split()[0] for text in (
+        "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+        "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w GR5pnsg 1",
+        "3+R3nk/8p/7P1/9/9/9/9/9/8B b rb4g4s3n4l16p 1",
+        "8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1")]
+    alphabet = "0123456789/+PLNSBRGKplnsbrgk+x \u3042"
+    broken = 0
+    for _ in range(4000):
+        text = list(rng.choice(boards))
+        for _ in range(rng.randint(0, 3)):
+            i = rng.randrange(len(text))
+            op = rng.randrange(3)
+            if op == 0:
+                text[i] = rng.choice(alphabet)
+            elif op == 1:
+                text.insert(i, rng.choice(alphabet))
+            else:
+                del text[i]
+        text = "".join(text)
+        fast = _board_outcome(sfen._parse_board, text)
+        assert fast == _board_outcome(sfen._parse_board_slowly, text), text
+        broken += isinstance(fast, str)
+    assert broken > 1000
