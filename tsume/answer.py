@@ -22,6 +22,33 @@ REPROVE_NODES = 5_000_000
 _WIDENING = (10_000, 200_000, None)
 
 
+# Node caps per defender reply of the 余詰 check's first passes over all the
+# alternatives (AnswerFinder.yozume); the last pass is the caller's budget a reply.
+_YOZUME_PASSES = (2_000, 20_000)
+
+
+class _Alternative:
+    """Another check at an attacker turn of the main line, as the 余詰 check asks it:
+    the position after it, its replies' positions, those not yet settled (`open`),
+    whether one escapes (a 紛れ), and the longest mate found after the others."""
+
+    __slots__ = ("ply", "move", "after", "replies", "open", "escapes", "worst", "longest",
+                 "main_keys")
+
+    def __init__(self, ply, pos, move, main_keys):
+        self.ply, self.move, self.main_keys = ply, move, main_keys
+        self.after = pos.copy()
+        self.after.push(move)
+        self.replies = {}
+        for reply in movegen.legal_moves_of(self.after):
+            child = self.after.copy()
+            child.push(reply)
+            self.replies[reply] = child
+        self.open = list(self.replies)
+        self.escapes = False
+        self.worst, self.longest = 0, None
+
+
 class OutOfBudget(Exception):
     """A depth-limited question could not be settled within the node budget."""
 
@@ -396,8 +423,14 @@ class AnswerFinder:
         to a main-line position), unchecked. line: a mating line (USI) from the
         alternative, read from its proof (the defender's longest reply found, then the
         table's line), None when unchecked; budget: what left it unchecked ("time": the
-        deadline, "nodes": the per-reply budget), else None."""
-        found = []
+        deadline, "nodes": the per-reply budget), else None.
+        One escaping reply settles an alternative (a 紛れ), and most have one that a few
+        thousand nodes find. So the alternatives of the whole line are asked together,
+        in passes of widening budgets (_YOZUME_PASSES, then `nodes_per_try` a reply):
+        every alternative's easy answer comes before any hard one takes the time left,
+        where one hard alternative early in a long line would leave the hundreds after
+        it unchecked at the deadline."""
+        alternatives = []
         cur = self.root.copy()
         keys_after = []
         replay = self.root.copy()
@@ -408,61 +441,63 @@ class AnswerFinder:
             if ply % 2 == 0:
                 main_keys = set(keys_after[ply:])
                 for move in sorted(movegen.check_moves_of(cur), key=notation.move_to_usi):
-                    alt = notation.move_to_usi(move)
-                    if alt == usi:
-                        continue
-                    entry = self._try_alternative(cur, move, main_keys, nodes_per_try)
-                    if entry is not None:
-                        entry.update(ply=ply + 1, move=alt)
-                        found.append(entry)
+                    if notation.move_to_usi(move) != usi:
+                        alternatives.append(_Alternative(ply + 1, cur, move, main_keys))
             cur.push_usi(usi)
+        budget = "nodes"
+        for nodes in sorted({min(nodes_per_try, n) for n in _YOZUME_PASSES} | {nodes_per_try}):
+            for alternative in alternatives:
+                if alternative.open and not self._ask(alternative, nodes):
+                    budget = "time"
+                    break
+            if budget == "time":
+                break
+        found = []
+        for alternative in alternatives:
+            if alternative.escapes:
+                continue
+            entry = (self._mating_entry(alternative) if not alternative.open else
+                     {"kind": "unchecked", "length": None, "line": None, "budget": budget})
+            entry.update(ply=alternative.ply, move=notation.move_to_usi(alternative.move))
+            found.append(entry)
         return found
 
-    def _try_alternative(self, pos, move, main_keys, nodes):
-        after = pos.copy()
-        after.push(move)
-        replies = {}
-        for reply in movegen.legal_moves_of(after):
-            child = after.copy()
-            child.push(reply)
-            replies[reply] = child
-        # One escaping reply settles it, so give every reply a small budget first and
-        # raise it only for those still open (the table keeps what each pass learned).
-        worst, longest = 0, None
-        open_replies = list(replies)
-        unchecked = {"kind": "unchecked", "length": None, "line": None, "budget": "time"}
-        for budget in sorted({min(nodes, 2_000), min(nodes, 20_000), nodes}):
-            still_open = []
-            for reply in open_replies:
-                if self.deadline is not None and time.perf_counter() >= self.deadline:
-                    return unchecked
-                pn, dn, reason, length = self.solver.search(replies[reply], budget,
-                                                            deadline=self.deadline,
-                                                            expect_no_mate=True)
-                if dn == 0:
-                    return None             # 紛れ: the defender escapes this check
-                if pn != 0:
-                    still_open.append(reply)
-                elif longest is None or int(length) + 2 > worst:
-                    worst, longest = int(length) + 2, reply
-            open_replies = still_open
-            if not open_replies:
-                break
-        if open_replies:
-            return dict(unchecked, budget="time" if self.deadline is not None
-                        and time.perf_counter() >= self.deadline else "nodes")
-        first = notation.move_to_usi(move)
+    def _ask(self, alternative, nodes):
+        """One pass over an alternative's open replies with `nodes` each (the table
+        keeps what each pass learned); False when the deadline stops it."""
+        still_open = []
+        for i, reply in enumerate(alternative.open):
+            if self.deadline is not None and time.perf_counter() >= self.deadline:
+                alternative.open = still_open + alternative.open[i:]
+                return False
+            pn, dn, _, length = self.solver.search(alternative.replies[reply], nodes,
+                                                   deadline=self.deadline, expect_no_mate=True)
+            if dn == 0:
+                alternative.escapes = True          # 紛れ: the defender escapes this check
+                alternative.open = []
+                return True
+            if pn != 0:
+                still_open.append(reply)
+            elif alternative.longest is None or int(length) + 2 > alternative.worst:
+                alternative.worst, alternative.longest = int(length) + 2, reply
+        alternative.open = still_open
+        return True
+
+    def _mating_entry(self, alternative):
+        """The entry of an alternative every reply of which is mated (or with none)."""
+        first = notation.move_to_usi(alternative.move)
+        replies, longest, worst = alternative.replies, alternative.longest, alternative.worst
         if not replies:
             return {"kind": "yozume", "length": 1, "line": [first], "budget": None}
         # 迂回: does the alternative's own line come back to the main line?
         child = replies[longest]
-        seen = [after.key(), child.key()]
+        seen = [alternative.after.key(), child.key()]
         sub = self.solver.mating_line(child) or []
         cur = child.copy()
         for u in sub:
             cur.push_usi(u)
             seen.append(cur.key())
-        kind = "ukai" if any(k in main_keys for k in seen) else "yozume"
+        kind = "ukai" if any(k in alternative.main_keys for k in seen) else "yozume"
         # The line shown for it: the longest reply found and the table's line after it
         # (None if the table lost it: the proof stands, its line is not at hand).
         line = [first, notation.move_to_usi(longest)] + list(sub) if sub else None

@@ -37,6 +37,11 @@ RULE_NODES_MAX = 20_000_000
 # Without a node limit but with a time limit, the shortest length's questions may go
 # on past their node share until this fraction of the time left for the answer.
 LENGTH_TIME_SHARE = 0.5
+# With a time limit and no node limit, when the 余詰 check comes after it, the 無駄合
+# rule's questions stop at this fraction of the time left, so that the check has time
+# for every other check along the line: most take a few thousand nodes each, and on
+# 図巧/無双 at 30 s the rule used to take all the time left.
+RULE_TIME_SHARE = 0.5
 # Nodes per defender reply of the 余詰 check of one alternative check.
 YOZUME_NODES = 100_000
 # Without a node limit, the solution tree (tree.py, only when asked) may take this many
@@ -146,6 +151,15 @@ class Budget:
         where the strict length used all of its share)."""
         nodes = min(RULE_NODES_MAX, max(RULE_NODES_MIN, 2 * spent))
         return nodes if self.node_limit is None else min(nodes, max(0, analysis_left))
+
+    def rule_until(self, yozume_follows):
+        """Until when the 無駄合 rule's questions may go: the deadline, or with the 余詰
+        check after them (and no node limit) a share of the time left (None: no
+        time limit)."""
+        if self.deadline is None or self.node_limit is not None or not yozume_follows:
+            return self.deadline
+        now = time.perf_counter()
+        return now + max(0.0, self.deadline - now) * RULE_TIME_SHARE
 
     def tree_nodes(self, spent):
         """Nodes of the solution tree's questions, the problem having taken `spent`:

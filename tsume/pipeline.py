@@ -259,7 +259,8 @@ def _answer(solver, root, result, upper, limits, budget):
     if limits.mudaai:
         budget.enter("mudaai", solver.nodes)
         bound = length if exact else (finder.bound or upper)
-        rule = rule_answer(solver, root, bound, moves, deadline=budget.deadline,
+        rule = rule_answer(solver, root, bound, moves,
+                           deadline=budget.rule_until(limits.yozume),
                            total_nodes=budget.rule_nodes(solver.nodes,
                                                          finder.stop_at - solver.nodes))
         if rule is None:
