@@ -132,6 +132,24 @@ def test_yozume_is_found_where_two_first_moves_mate():
             board.pop()
 
 
+def test_a_tight_budget_leaves_only_the_hard_alternatives_unchecked():
+    """tanuki-3-0193 has ten other first moves that mate (some in 5, some in 19) and
+    four whose refutation or mate takes millions of nodes, the first of them before
+    most of the easy ones in move order. The 余詰 check asks all the alternatives in
+    widening passes, so a problem budget of 300,000 nodes finds every 余詰 that 3M
+    find; the hard ones are left unchecked."""
+    row = next(c for c in _rows("tanuki_generated.tsv") if c[2] == "tanuki-3-0193")
+    pos = Position.from_sfen(row[0])
+
+    def kinds(result):
+        return {y["move"]: y["kind"] for y in result.yozume}
+    wide, tight = kinds(solve(pos, nodes=3_000_000)), kinds(solve(pos, nodes=300_000))
+    flaws = {move for move, kind in wide.items() if kind == "yozume"}
+    assert len(flaws) >= 8
+    assert {move for move, kind in tight.items() if kind == "yozume"} == flaws
+    assert "unchecked" in tight.values()
+
+
 def test_sound_problem_has_no_yozume_report():
     for sfen in ["8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1",
                  "9/7Sk/1+R7/9/9/9/9/9/9 b r2b4g3s4n4l18p 1"]:

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from shared_data import rows
 from tsume.cli import cli
-from tsume.limits import MAX_NODES, Limits
+from tsume.limits import MAX_NODES, RULE_TIME_SHARE, Budget, Limits
 from tsume.lines import verify_mating_line
 from tsume.movegen import MAX_MOVES
 from tsume.pipeline import solve
@@ -83,3 +83,18 @@ def test_the_python_api_takes_the_same_limits():
 def test_limits_refuse_what_cannot_be_a_limit(bad):
     with pytest.raises(ValueError):
         Limits(**bad)
+
+
+def test_the_mudaai_rule_leaves_time_for_the_yozume_check():
+    """With a time limit, the 無駄合 rule's questions stop at RULE_TIME_SHARE of the time
+    left when the 余詰 check follows; without it, or with a node limit (which shares
+    by nodes), they may go to the deadline."""
+    budget = Budget(Limits(time_limit=10.0))
+    until = budget.rule_until(True)
+    left = budget.deadline - time.perf_counter()
+    assert until < budget.deadline
+    assert abs((budget.deadline - until) - left * (1 - RULE_TIME_SHARE)) < 0.05
+    assert budget.rule_until(False) == budget.deadline
+    both = Budget(Limits(time_limit=10.0, nodes=10**6))
+    assert both.rule_until(True) == both.deadline
+    assert Budget(Limits()).rule_until(True) is None
