@@ -266,7 +266,11 @@ def test_proof_only_batches_get_chunks_in_this_process_and_with_jobs(tmp_path, m
                         lambda self, chunk: (sent.append(len(chunk)), submit(self, chunk)))
     jobs = run(*args, "-j", "2")
     assert jobs.exit_code == 0, jobs.stderr
-    assert max(sent) > 50 and sum(sent) == 500
+    # (A chunk is at most a share of the problems read so far, and how many are read
+    # before the workers' first answers depends on the machine's load: the largest was
+    # 59-60 on a quiet machine, 45 in a loaded CI run. Twenty is still many problems to
+    # a call, far from one by one.)
+    assert max(sent) > 20 and sum(sent) == 500
     monkeypatch.setattr(batch, "proof_only", lambda limits: False)
     sizes.clear()
     each = run(*args)
