@@ -1163,7 +1163,7 @@ def line_rivals(board, hands, state, line, n, rivals, pieces, counts, scratch):
     bad = n
     for i in range(n):
         m = line[i]
-        k = moves_onto(board, hands, state, np.int64(m & 127), scratch)
+        k = moves_onto(board, hands, state, np.int64(move_to(m)), scratch)
         found = False
         for j in range(k):
             r = scratch[j]

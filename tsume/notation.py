@@ -122,7 +122,7 @@ def _japanese_body(position, move, legal):
     """Move text without side mark and destination: piece + words + 成/不成/打. `legal`:
     the legal moves, or only those onto the move's destination (all it reads)."""
     to = move_to(move)
-    rivals = [m for m in legal if m & 127 == to]
+    rivals = [m for m in legal if move_to(m) == to]
     return _body(move, position.side_to_move, rivals,
                  [0 if is_drop(m) else position.piece_at(move_from(m)) for m in rivals])
 

@@ -25,8 +25,7 @@ class Position:
         self.board = np.asarray(board, dtype=np.int8).copy()
         self.hands = np.asarray(hands, dtype=np.int64).copy()
         self.state = np.zeros(STATE_SIZE, dtype=np.int64)
-        from .movegen import fill_state      # here: importing this module stays light (no numba)
-        fill_state(self.board, side, self.state)
+        _engine().fill_state(self.board, side, self.state)
 
     # ------------------------------------------------------------ construction
     @classmethod
@@ -136,11 +135,10 @@ class Position:
 
     def is_check(self):
         """Is the side to move in check?"""
-        from . import movegen
-        return movegen.is_in_check(self)
+        return _engine().is_in_check(self)
 
     def is_mate(self):
-        from . import movegen
+        movegen = _engine()
         return movegen.is_in_check(self) and not movegen.legal_moves_of(self)
 
     def push_usi(self, usi):
@@ -155,8 +153,22 @@ class Position:
 
     def push(self, move):
         """Play an integer move without a legality check (the caller knows it is legal)."""
+        _engine().push(self, move)
+
+
+_movegen = None     # the movegen module, once imported (see _engine)
+
+
+def _engine():
+    """The compiled move generator (movegen), imported on first use: importing this
+    module stays light (no numba). Kept here, as an import statement in a method costs
+    a microsecond each time, and the answer's minimax pushes moves by the hundred
+    thousand."""
+    global _movegen
+    if _movegen is None:
         from . import movegen
-        movegen.push(self, move)
+        _movegen = movegen
+    return _movegen
 
 
 # ---------------------------------------------------------------- SFEN in
