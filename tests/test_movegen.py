@@ -78,6 +78,28 @@ def test_moves_onto_a_square_are_the_legal_moves_there():
     assert compared > 40_000
 
 
+def test_defence_left_classifies_replies_as_the_interposition_test_does():
+    """movegen.defence_left (the 無駄合 minimax's leaf test, compiled) says what
+    lines.interpositions and the legal replies say: no reply, only interpositions, or
+    a reply that is none, after every check of random positions and of the game and
+    composed positions of the shared sets."""
+    from tsume.lines import interpositions
+    rng = random.Random(20261207)
+    positions = [random_position(rng) for _ in range(400)]
+    positions += [Position.from_sfen(row[0]) for name in ("tanuki_generated.tsv", "yo_mate7.tsv")
+                  for row in _rows(name, 150)]
+    seen = {-1: 0, 0: 0, 1: 0}
+    for pos in positions:
+        for move in movegen.check_moves_of(pos):
+            after = pos.copy()
+            after.push(move)
+            replies = movegen.legal_moves_of(after)
+            want = 0 if not replies else 1 if interpositions(after, replies) == set(replies) else -1
+            assert movegen.defence_left_of(after) == want, (after.sfen(), want)
+            seen[want] += 1
+    assert min(seen.values()) > 20, seen
+
+
 def test_attacker_with_pinned_pieces_matches_cshogi():
     """Checks of an attacker whose own king stands among the pieces: its pinned pieces
     may only check along their pin, its king only to safe squares, and with its king

@@ -1150,6 +1150,33 @@ def moves_onto(board, hands, state, to, out):
     return k
 
 
+@njit(cache=True, _nrt=False)
+def defence_left(board, hands, state, out):
+    """The side to move, in check: what its replies are, for the 無駄合 rule's minimax
+    (mudaai.FutilityRule.value_and) at a node with no ply left. -1: a reply that is no
+    interposition (a king move, a capture, anything against a contact, knight or double
+    check, as lines.interpositions decides), so the defence holds whatever futility
+    says; 0: no reply (mate); 1: every reply interposes between the king and a slider
+    checking it from two or more squares away, so their futility decides. `out`: room
+    for the replies."""
+    n = evasions(board, hands, state, out, EVERY_REPLY)
+    if n == 0:
+        return 0
+    c = state[SIDE]
+    ksq = state[KING_SQ + c]
+    csq = sole_checker(board, state, ksq, 1 - c)
+    if csq < 0:
+        return -1
+    d = DIRECTION_TO[ksq, csq]
+    if d >= 8 or STEP[ksq, d] == csq:
+        return -1
+    for i in range(n):
+        to = move_to(out[i])
+        if move_from(out[i]) == ksq or DIRECTION_TO[ksq, to] != d or DIRECTION_TO[to, csq] != d:
+            return -1
+    return 1
+
+
 @njit(cache=True)
 def line_rivals(board, hands, state, line, n, rivals, pieces, counts, scratch):
     """For each move i of line[:n], played in turn: the legal moves onto its destination
@@ -1231,6 +1258,11 @@ def line_rivals_of(pos, moves):
 
 
 _RIVALS = 128     # room for the legal moves onto one square (at most about fifty)
+
+
+def defence_left_of(pos):
+    """defence_left for a Position (defender to move, in check)."""
+    return int(defence_left(pos.board, pos.hands, pos.state, _buffer()))
 
 
 def check_moves_of(pos):
