@@ -29,8 +29,10 @@ _YOZUME_PASSES = (2_000, 20_000)
 
 class _Alternative:
     """Another check at an attacker turn of the main line, as the 余詰 check asks it:
-    the position after it, its replies' positions, those not yet settled (`open`),
-    whether one escapes (a 紛れ), and the longest mate found after the others."""
+    the position after it, its replies' positions (made when it is first asked: a
+    long line has thousands of alternatives, and the deadline may come first), those
+    not yet settled (`open`; None: not asked yet), whether one escapes (a 紛れ), and
+    the longest mate found after the others."""
 
     __slots__ = ("ply", "move", "after", "replies", "open", "escapes", "worst", "longest",
                  "main_keys")
@@ -39,14 +41,21 @@ class _Alternative:
         self.ply, self.move, self.main_keys = ply, move, main_keys
         self.after = pos.copy()
         self.after.push(move)
+        self.replies = self.open = None
+        self.escapes = False
+        self.worst, self.longest = 0, None
+
+    def unsettled(self):
+        return not self.escapes and (self.open is None or bool(self.open))
+
+    def make_replies(self):
+        """Make the replies' positions, all open."""
         self.replies = {}
         for reply in movegen.legal_moves_of(self.after):
             child = self.after.copy()
             child.push(reply)
             self.replies[reply] = child
         self.open = list(self.replies)
-        self.escapes = False
-        self.worst, self.longest = 0, None
 
 
 class OutOfBudget(Exception):
@@ -447,7 +456,7 @@ class AnswerFinder:
         budget = "nodes"
         for nodes in sorted({min(nodes_per_try, n) for n in _YOZUME_PASSES} | {nodes_per_try}):
             for alternative in alternatives:
-                if alternative.open and not self._ask(alternative, nodes):
+                if alternative.unsettled() and not self._ask(alternative, nodes):
                     budget = "time"
                     break
             if budget == "time":
@@ -456,7 +465,7 @@ class AnswerFinder:
         for alternative in alternatives:
             if alternative.escapes:
                 continue
-            entry = (self._mating_entry(alternative) if not alternative.open else
+            entry = (self._mating_entry(alternative) if not alternative.unsettled() else
                      {"kind": "unchecked", "length": None, "line": None, "budget": budget})
             entry.update(ply=alternative.ply, move=notation.move_to_usi(alternative.move))
             found.append(entry)
@@ -465,6 +474,10 @@ class AnswerFinder:
     def _ask(self, alternative, nodes):
         """One pass over an alternative's open replies with `nodes` each (the table
         keeps what each pass learned); False when the deadline stops it."""
+        if alternative.open is None:
+            if self.deadline is not None and time.perf_counter() >= self.deadline:
+                return False
+            alternative.make_replies()
         still_open = []
         for i, reply in enumerate(alternative.open):
             if self.deadline is not None and time.perf_counter() >= self.deadline:
