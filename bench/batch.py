@@ -308,7 +308,8 @@ def proof_throughput(args):
     answer=False, default 256 MB table; issue #46's target < 1); its kernel alone
     (bulk.prove_many on the block stacked beforehand, no Results); and batch.solve_chunk,
     what a batch's worker runs for a proof-only chunk: SFEN text in, each record's fields
-    (the line in Japanese too) out. bench/bulk.py is the same without the last."""
+    (the line in Japanese too) out. (It replaces bench/bulk.py, which measured the
+    first three.)"""
     import cshogi
     import numpy as np
 

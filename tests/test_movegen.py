@@ -16,6 +16,7 @@ from tsume.perft import tsume_perft  # noqa: E402
 from shared_data import rows  # noqa: E402
 from tsume.position import Position  # noqa: E402
 from tsume import movegen, pieces as P  # noqa: E402
+from tsume.move import move_from, move_to  # noqa: E402
 
 
 
@@ -78,25 +79,43 @@ def test_moves_onto_a_square_are_the_legal_moves_there():
     assert compared > 40_000
 
 
-def test_defence_left_classifies_replies_as_the_interposition_test_does():
-    """movegen.defence_left (the 無駄合 minimax's leaf test, compiled) says what
-    lines.interpositions and the legal replies say: no reply, only interpositions, or
-    a reply that is none, after every check of random positions and of the game and
-    composed positions of the shared sets."""
+def _squares_between(a, b):
+    """The squares strictly between a and b on a rank, file or diagonal, by stepping
+    (not the move generator's tables); empty unless two or more squares apart."""
+    (fa, ra), (fb, rb) = divmod(a, 9), divmod(b, 9)
+    df, dr = fb - fa, rb - ra
+    if not (df == 0 or dr == 0 or abs(df) == abs(dr)):
+        return set()
+    sf, sr = (df > 0) - (df < 0), (dr > 0) - (dr < 0)
+    return {(fa + sf * k) * 9 + ra + sr * k for k in range(1, max(abs(df), abs(dr)))}
+
+
+def test_interpositions_and_the_minimax_leaf_test_follow_the_rule_s_definition():
+    """movegen.interposing (lines.interpositions) and movegen.defence_left (the 無駄合
+    minimax's leaf test) against the definition stepped out here: a reply other than a
+    king move that lands between the king and its only checker. After every check of
+    random positions and of composed and game positions of the shared sets."""
     from tsume.lines import interpositions
     rng = random.Random(20261207)
     positions = [random_position(rng) for _ in range(400)]
     positions += [Position.from_sfen(row[0]) for name in ("tanuki_generated.tsv", "yo_mate7.tsv")
                   for row in _rows(name, 150)]
+    out = np.empty(16, dtype=np.int64)
     seen = {-1: 0, 0: 0, 1: 0}
     for pos in positions:
         for move in movegen.check_moves_of(pos):
             after = pos.copy()
             after.push(move)
             replies = movegen.legal_moves_of(after)
-            want = 0 if not replies else 1 if interpositions(after, replies) == set(replies) else -1
-            assert movegen.defence_left_of(after) == want, (after.sfen(), want)
-            seen[want] += 1
+            king = after.king_square(after.side_to_move)
+            checkers = movegen.find_attackers(after.board, after.state, king,
+                                              1 - after.side_to_move, out)
+            line = _squares_between(king, int(out[0])) if checkers == 1 else set()
+            want = {m for m in replies if move_from(m) != king and move_to(m) in line}
+            assert interpositions(after, replies) == want, after.sfen()
+            left = 0 if not replies else 1 if want == set(replies) else -1
+            assert movegen.defence_left_of(after) == left, (after.sfen(), left)
+            seen[left] += 1
     assert min(seen.values()) > 20, seen
 
 

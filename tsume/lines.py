@@ -79,30 +79,14 @@ def interposes(pos, reply):
 
 def interpositions(pos, replies):
     """The replies (ints; defender to move, in check) that interpose (see interposes),
-    as a set: the checker is found once for them all."""
-    king = pos.king_square(pos.side_to_move)
-    out = np.empty(16, dtype=np.int64)
-    if movegen.find_attackers(pos.board, pos.state, king, 1 - pos.side_to_move, out) != 1:
-        return set()
-    checker = int(out[0])
-    d = P.DIRECTION_TO[king, checker]
-    if d >= 8 or P.STEP[king, d] == checker:
-        return set()
-    found = set()
-    for reply in replies:
-        to = notation.move_to(reply)
-        if (notation.move_from(reply) != king and P.DIRECTION_TO[king, to] == d
-                and P.DIRECTION_TO[to, checker] == d):
-            found.add(reply)
-    return found
+    as a set (movegen.interposing: the checker is found once for them all)."""
+    return movegen.interposing_of(pos, list(replies))
 
 
 def only_interpositions_left(pos):
     """Defender to move and in check, with no reply but interpositions (the shape of a
     line that ends by the 無駄合 rule)."""
-    replies = movegen.legal_moves_of(pos)
-    return (movegen.is_in_check(pos) and bool(replies)
-            and len(interpositions(pos, replies)) == len(replies))
+    return movegen.is_in_check(pos) and movegen.defence_left_of(pos) == 1
 
 
 def skipped_mate(pos, line):

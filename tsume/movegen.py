@@ -562,18 +562,24 @@ def _is_legal_after(board, hands, state, move, colour):
     return ok
 
 
+@njit(cache=True, inline="always")
+def _keep_legal(board, hands, state, out, n):
+    """Keep the legal ones of the side to move's pseudo-legal moves out[:n], in order;
+    returns their count."""
+    c = state[SIDE]
+    k = 0
+    for i in range(n):
+        m = out[i]
+        if _is_legal_after(board, hands, state, m, c):
+            out[k] = m
+            k += 1
+    return k
+
+
 @njit(cache=True, _nrt=False)
 def legal_moves(board, hands, state, out):
     """All legal moves of the side to move; returns the count."""
-    c = state[SIDE]
-    n0 = pseudo_moves(board, hands, state, out, _0)
-    n = 0
-    for i in range(n0):
-        m = out[i]
-        if _is_legal_after(board, hands, state, m, c):
-            out[n] = m
-            n += 1
-    return n
+    return _keep_legal(board, hands, state, out, pseudo_moves(board, hands, state, out, _0))
 
 
 # ---------------------------------------------------------------- attacker: checks
@@ -1141,40 +1147,46 @@ def moves_onto(board, hands, state, to, out):
             if hand_count(hands[c], kind) > 0 and _drop_allowed(board, kind, c, to, pf):
                 out[n] = make_drop(kind, to)
                 n += 1
+    return _keep_legal(board, hands, state, out, n)
+
+
+@njit(cache=True, _nrt=False)
+def interposing(board, state, moves, n, flags):
+    """Which of moves[:n] of the side to move, in check, interpose: land between its
+    king and a single slider checking it from two or more squares away (the moves the
+    無駄合 rule asks about; lines.interpositions). flags[i] <- whether moves[i] does;
+    returns how many do."""
+    for i in range(n):
+        flags[i] = False
+    c = state[SIDE]
+    ksq = state[KING_SQ + c]
+    csq = sole_checker(board, state, ksq, 1 - c)
+    if csq < 0:
+        return 0                        # no check, or a double check
+    d = DIRECTION_TO[ksq, csq]
+    if d >= 8 or STEP[ksq, d] == csq:
+        return 0                        # a knight's or a contact check
     k = 0
     for i in range(n):
-        m = out[i]
-        if _is_legal_after(board, hands, state, m, c):
-            out[k] = m
+        to = move_to(moves[i])
+        if move_from(moves[i]) != ksq and DIRECTION_TO[ksq, to] == d and \
+                DIRECTION_TO[to, csq] == d:
+            flags[i] = True
             k += 1
     return k
 
 
 @njit(cache=True, _nrt=False)
-def defence_left(board, hands, state, out):
+def defence_left(board, hands, state, out, flags):
     """The side to move, in check: what its replies are, for the 無駄合 rule's minimax
-    (mudaai.FutilityRule.value_and) at a node with no ply left. -1: a reply that is no
-    interposition (a king move, a capture, anything against a contact, knight or double
-    check, as lines.interpositions decides), so the defence holds whatever futility
-    says; 0: no reply (mate); 1: every reply interposes between the king and a slider
-    checking it from two or more squares away, so their futility decides. `out`: room
-    for the replies."""
+    (mudaai.FutilityRule.value_and) at a node with no ply left. -1: a reply that does
+    not interpose (see interposing), so the defence holds whatever futility says; 0: no
+    reply (mate); 1: every reply interposes, so their futility decides. `out` and
+    `flags`: room for the replies."""
     n = evasions(board, hands, state, out, EVERY_REPLY)
     if n == 0:
         return 0
-    c = state[SIDE]
-    ksq = state[KING_SQ + c]
-    csq = sole_checker(board, state, ksq, 1 - c)
-    if csq < 0:
-        return -1
-    d = DIRECTION_TO[ksq, csq]
-    if d >= 8 or STEP[ksq, d] == csq:
-        return -1
-    for i in range(n):
-        to = move_to(out[i])
-        if move_from(out[i]) == ksq or DIRECTION_TO[ksq, to] != d or DIRECTION_TO[to, csq] != d:
-            return -1
-    return 1
+    return 1 if interposing(board, state, out, n, flags) == n else -1
 
 
 @njit(cache=True)
@@ -1228,6 +1240,10 @@ def _buffer():
     return np.empty(2 * MAX_MOVES, dtype=np.int32)
 
 
+def _flags():
+    return np.empty(2 * MAX_MOVES, dtype=np.bool_)
+
+
 def legal_moves_of(pos):
     buf = _buffer()
     n = all_moves(pos.board, pos.hands, pos.state, buf)
@@ -1262,7 +1278,17 @@ _RIVALS = 128     # room for the legal moves onto one square (at most about fift
 
 def defence_left_of(pos):
     """defence_left for a Position (defender to move, in check)."""
-    return int(defence_left(pos.board, pos.hands, pos.state, _buffer()))
+    return int(defence_left(pos.board, pos.hands, pos.state, _buffer(), _flags()))
+
+
+def interposing_of(pos, moves):
+    """The moves (ints) of `moves` that interpose (see interposing), as a set."""
+    if not moves:
+        return set()
+    flags = _flags()
+    if not interposing(pos.board, pos.state, np.array(moves, dtype=np.int32), len(moves), flags):
+        return set()
+    return {m for m, f in zip(moves, flags[:len(moves)].tolist()) if f}
 
 
 def check_moves_of(pos):
