@@ -3,7 +3,7 @@ ones, our times with cshogi's DfPn/OslDfPn run on the same problems with the sam
 limit, and both with the KomoringHeights results recorded in the problem files.
 
     python bench/collections.py [--sets zuko,musou,long,hard] [--ids 1-20] [--time-limit 60]
-                                [--hash 4096] [--jobs 1] [--no-peers] [--no-answer]
+                                [--hash 4096] [--jobs 1] [--threads 1] [--no-peers] [--no-answer]
                                 [--peer-mem 4096] [--out bench/results/collections.md]
 
 Sets (TSV files in ../shared/problems, `sfen<TAB>length<TAB>id<TAB>note`): ``zuko``
@@ -160,7 +160,7 @@ def peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024      # Linux: KiB
 
 
-def run_ours(sfen, time_limit, hash_mb, answer):
+def run_ours(sfen, time_limit, hash_mb, answer, threads=1):
     from tsume.pipeline import solve
     from tsume.position import Position
     row = {}
@@ -168,7 +168,7 @@ def run_ours(sfen, time_limit, hash_mb, answer):
     t = time.perf_counter()
     try:
         r = solve(Position.from_sfen(sfen), time_limit=time_limit, hash_mb=hash_mb,
-                  answer=answer, yozume=False)
+                  answer=answer, yozume=False, threads=threads)
     except Exception as exc:                                    # noqa: BLE001
         row.update(verdict=f"error: {type(exc).__name__}: {exc}"[:80])
         r = None
@@ -264,11 +264,11 @@ def run_peer(cls_name, sfen, time_limit, mem_mb):
     return out
 
 
-def run_problem(problem, time_limit, hash_mb, peers, answer, peer_mem=0):
+def run_problem(problem, time_limit, hash_mb, peers, answer, peer_mem=0, threads=1):
     """One problem, ours then the peers; returns the problem dict with the results."""
     _setup(hash_mb)
     out = dict(problem)
-    out["ours"] = run_ours(problem["sfen"], time_limit, hash_mb, answer)
+    out["ours"] = run_ours(problem["sfen"], time_limit, hash_mb, answer, threads)
     out["peers"] = ({name: run_peer(name, problem["sfen"], time_limit, peer_mem) for name in PEERS}
                     if peers else {})
     return out
@@ -371,6 +371,7 @@ def write_report(path, results, args, elapsed, final):
     lines_sum = [summary(s, sorted(results[s], key=lambda p: p["num"]), args.time_limit, not args.no_peers)
                  for s in sets]
     settings = (f"time limit {args.time_limit:g}s, hash {args.hash} MB, jobs {args.jobs}, "
+                f"threads {args.threads}, "
                 f"peers {'off' if args.no_peers else 'on'}, answer {'off' if args.no_answer else 'on'}, "
                 f"wall {elapsed:.0f}s{'' if final else ' (incomplete)'}")
     if path.suffix == ".tsv":
@@ -428,6 +429,7 @@ def main():
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per problem and solver")
     ap.add_argument("--hash", type=int, default=4096, help="our table size in MB")
     ap.add_argument("--jobs", type=int, default=1, help="problems in parallel, one process each")
+    ap.add_argument("--threads", type=int, default=1, help="our search threads (solve(threads=))")
     ap.add_argument("--no-peers", action="store_true", help="skip cshogi DfPn/OslDfPn")
     ap.add_argument("--peer-mem", type=int, default=4096,
                     help="address-space cap of each cshogi search in MB (0: none)")
@@ -459,7 +461,8 @@ def main():
 
     results = {s: [] for s in args.sets}
     start = time.perf_counter()
-    task = (args.time_limit, args.hash, not args.no_peers, not args.no_answer, args.peer_mem)
+    task = (args.time_limit, args.hash, not args.no_peers, not args.no_answer, args.peer_mem,
+            args.threads)
     try:
         if args.jobs == 1:
             _setup(args.hash)

@@ -180,6 +180,9 @@ def test_handshake_lists_id_and_options():
         assert options["MateNodes"].startswith("option name MateNodes type spin default 0 min 0 ")
         assert options["YozumeCheck"] == "option name YozumeCheck type check default false"
         assert options["DefenderHoldsRest"] == "option name DefenderHoldsRest type check default false"
+        from tsume.limits import available_cores
+        assert options["Threads"] == (f"option name Threads type spin default {available_cores()} "
+                                      f"min 1 max 256")
         eng.send("isready")
         eng.expect("readyok", READY_TIMEOUT)
         # A second isready is answered at once (a bounded wait, not a benchmark).
@@ -193,7 +196,7 @@ def test_handshake_lists_id_and_options():
 def test_setoption(engine):
     for command in ("setoption name USI_Hash value 32", "setoption name usi_hash value 16",
                     "setoption name MateNodes value 0", "setoption name yozumecheck value false",
-                    "setoption name DefenderHoldsRest value false",
+                    "setoption name DefenderHoldsRest value false", "setoption name threads value 2",
                     "setoption name USI_Ponder value false"):
         engine.send(command)
     lines = engine.quiet_until_ready()

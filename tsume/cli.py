@@ -26,7 +26,7 @@ import click
 from . import batch
 from .batch import describe as _describe
 from .render import checkmate_line, flaw_lines, summary_line, verdict_lines
-from .limits import ANSWER_LEVELS, MAX_NODES, TREE_MAX_MOVES
+from .limits import ANSWER_LEVELS, MAX_NODES, MAX_THREADS, TREE_MAX_MOVES, available_cores
 from .result import RECORD_KEYS
 
 PROBLEM_SUFFIXES = (".sfen", ".txt", ".tsv", ".kif", ".kifu", ".bod", ".csa")
@@ -344,6 +344,9 @@ terminated (SIGTERM).""")
               "10^18 counts as 10^18).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Solve in N worker processes; a problem whose worker dies is retried once.")
+@click.option("--threads", type=click.IntRange(min=1, max=MAX_THREADS), default=None, metavar="N",
+              help="Threads of a long search, sharing its table (default: the cores this "
+              "process may use; 1 with --jobs or --scheduler). Verdicts do not depend on it.")
 @click.option("--scheduler", metavar="ADDRESS", default=None,
               help="Solve on a Dask cluster: the address of a running 'dask scheduler' "
               "(tcp://HOST:PORT). Needs pip install 'tsume[cluster]'.")
@@ -376,7 +379,7 @@ terminated (SIGTERM).""")
               "as Kifu for Windows reads).")
 @click.pass_context
 def solve(ctx, paths, fmt, defender_hand, answer, time_limit, nodes, hash_mb, yozume,
-          yozume_nodes, jobs, scheduler, unordered, output, resume, strict, tree, tree_depth,
+          yozume_nodes, jobs, threads, scheduler, unordered, output, resume, strict, tree, tree_depth,
           quiet, out_dir, encoding):
     encoding = encoding.lower()
     error = (_usage_error(ctx, fmt, output, resume, scheduler, jobs, hash_mb)
@@ -387,8 +390,10 @@ def solve(ctx, paths, fmt, defender_hand, answer, time_limit, nodes, hash_mb, yo
     if output is not None:
         fmt = "jsonl"
     run = _Run(quiet)
+    if threads is None:
+        threads = 1 if jobs > 1 or scheduler is not None else available_cores()
     limits = {"time_limit": time_limit, "nodes": nodes, "hash_mb": hash_mb, "answer": answer,
-              "yozume": yozume, "yozume_nodes": yozume_nodes}
+              "yozume": yozume, "yozume_nodes": yozume_nodes, "threads": threads}
     if tree or fmt == "kif":        # (the tree costs searches: only when it is shown)
         limits.update(tree=True, tree_depth=tree_depth)
     out = _out_dir(out_dir) if out_dir else None

@@ -83,7 +83,8 @@ CTRL_WANT_LINE = 4         # caller: != 0 reads the mating line when the root is
 CTRL_NO_DEPTH_TERM = 5     # caller: != 0 drops the depth term of first proof numbers
 CTRL_COUNT_CHECKS = 6      # caller: != 0 (a search that expects no mate): a new attacker
                            # node's first dn is its number of checks (_evaluate_child)
-CONTROL_SIZE = 7
+CTRL_VARIANT = 7           # caller: != 0 for a helper thread's search (see _search)
+CONTROL_SIZE = 8
 # The rows of the per-ply `frames` array (one column per ply of the search path).
 (F_NMOVES, F_THPN, F_THDN, F_BEST, F_CAPTURED, F_PATH, F_TKEY, F_START_NODES, F_CHECKER,
  F_ANCESTORS, F_PHAND) = range(11)
@@ -752,7 +753,7 @@ def _note_unknown(control, pending, work_moves, best, ply, m):
         pending[k, ply + 1] = m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, nogil=True)
 def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max_depth,
                 max_nodes, control, work):
     """The search (_search) with its work arrays carved out of one buffer, `work`
@@ -837,6 +838,10 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
     # solver.DEPTH_TERM_NODES).
     depth_cap = np.int64(0) if control[CTRL_NO_DEPTH_TERM] != 0 else np.int64(DEPTH_CAP)
     count_checks = control[CTRL_COUNT_CHECKS] != 0
+    # A helper thread's search (solver.py) takes the last of equally good children, the
+    # main one the first: threads on one root then part ways wherever the numbers tie,
+    # and each finds in the shared table what the other settled.
+    variant = control[CTRL_VARIANT] != 0
     # How many positions of the path fall in each slot (first half: by position key,
     # second half: by board key): a repetition test scans the path only when its slot
     # is taken, not at every child of a long line. All zero between calls (every
@@ -926,7 +931,7 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
             cd = work_dn[ply, i]
             if or_node:
                 dn = min(dn + cd, INF)
-                if cp < pn:
+                if cp < pn or (variant and cp == pn and cp < INF):
                     second = pn
                     pn = cp
                     b = i
@@ -934,7 +939,7 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
                     second = cp
             else:
                 pn = min(pn + cp, INF)
-                if cd < dn:
+                if cd < dn or (variant and cd == dn and cd < INF):
                     second = dn
                     dn = cd
                     b = i

@@ -12,19 +12,24 @@ the whole problem, not each phase. Invariants:
 * every search clamps its own limits to the account (``clamp``), so no phase
   reaches past the deadline or node limit, whatever share it was given; a search
   stops after the node it is expanding, so the nodes may pass the limit by one
-  expansion's children (at most movegen.MAX_MOVES), and the time by a fraction of
-  a second (Solver.search shrinks its slices near the deadline).
+  expansion's children (at most movegen.MAX_MOVES) for each of its threads (each
+  thread has its share of the nodes left, Solver.search), and the time by a fraction
+  of a second (Solver.search shrinks its slices near the deadline).
 
 Without limits, the answer's phases still stop somewhere: the ``ANALYSIS_*`` and
 ``RULE_*`` defaults below size them from what the proof took.
 """
 import math
+import os
 import time
 from dataclasses import dataclass
 
 # Node counts reach the compiled search as int64: a limit is at most this (the CLI
 # takes a larger one as this; no search comes near it).
 MAX_NODES = 10 ** 18
+# Search threads one solve may use (CLI --threads, USI Threads): more than any machine
+# here has cores; each thread beyond the first has work arrays of its own.
+MAX_THREADS = 256
 # Without a node limit, the answer's questions (length, main line) may take this
 # many nodes, or ANALYSIS_PER_PROOF times the proof's, whichever is more ...
 ANALYSIS_NODES = 20_000_000
@@ -177,3 +182,12 @@ class Budget:
 
 
 UNLIMITED = Limits()
+
+
+def available_cores():
+    """The cores this process may run on (its CPU affinity, else the machine's count):
+    the default number of search threads (CLI --threads, USI Threads)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)

@@ -46,11 +46,13 @@ LATE_LINE_STEPS = 200
 
 
 def solve(position, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, progress=None,
-          **options):
+          threads=1, **options):
     """Prove mate or no mate for the side to move; returns a Result (README "JSON
     schema"). `limits` is a limits.Limits; its fields may also be given as keywords
     (time_limit=, nodes=, answer=, yozume=, yozume_nodes=, mudaai=). `solver`: a
     Solver to use (its table is reused), else one shared per thread and hash_mb.
+    `threads`: how many threads a long search uses (solver.py; the verdict is the same
+    with any number, node counts are not).
     `progress(phase, nodes, seconds)` is told how the solve goes: at the start of each
     phase (proof, length, mudaai, yozume), after every slice of a search, and with
     phase "done" when the solve ends, however it ends."""
@@ -62,6 +64,7 @@ def solve(position, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, progre
               if progress is not None or limits.answer or limits.time_limit is not None
               or limits.nodes is not None else None)
     solver = solver or shared_solver(hash_mb)
+    solver.threads = threads
     solver.new_problem(budget)
     # The kernels leave the position as they found it, so without the answer (which
     # plays moves on it) the caller's own position serves.
@@ -78,7 +81,8 @@ def solve(position, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, progre
     return result
 
 
-def solve_many(positions, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, **options):
+def solve_many(positions, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, threads=1,
+               **options):
     """solve() of each position (same arguments), as a list of Results in their order.
     Proof only (answer=False) and with no time limit, the proofs run many to a compiled
     call (bulk.prove_many), each searched as solve() searches it, so that a short
@@ -89,12 +93,14 @@ def solve_many(positions, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, 
     limits = _limits(limits, options) if options else (limits or UNLIMITED)
     if limits.answer or limits.time_limit is not None:
         # The answer's phases are Python's, and so is the clock: nothing to batch.
-        return [solve(position, limits, hash_mb=hash_mb, solver=solver)
+        return [solve(position, limits, hash_mb=hash_mb, solver=solver, threads=threads)
                 for position in positions]
     positions = list(positions)
     if not positions:
         return []
     solver = solver or shared_solver(hash_mb)
+    solver.threads = threads        # (the kernel's own proofs take one; a problem it hands
+                                    # back goes on in threads, see _take_over)
     # Each Result brings a few lists and dicts, which would wake the cyclic collector
     # every hundred-odd problems to walk the young objects (and now and then every
     # object of numba's): as much as the search of a short problem. None of them

@@ -7,6 +7,14 @@ new_problem): the slices stop at its deadline and node limit whatever a caller a
 so a limit bounds the whole problem. Between slices a stop request and the time are
 looked at; slices shrink near the deadline, so that a search overruns it by a
 fraction of a second at most.
+
+With `threads` > 1 the slices of a long search are searched by that many threads at
+once, one table between them (tt.py says why a lookup is safe while another thread
+writes): the caller's thread and helpers, each with its own work arrays and copy of
+the position, whose search takes the last of equally good children where the caller's
+takes the first (dfpn.CTRL_VARIANT), so that they part ways and each finds what the
+other settled. A result is the caller's own search's: when a helper settles the root,
+the caller's next slice reads it from the table (and the line with it).
 """
 import os
 import random
@@ -18,7 +26,8 @@ import numpy as np
 
 from . import movegen, notation
 from .dfpn import (CONTROL_SIZE, CTRL_COUNT_CHECKS, CTRL_FRESH_SALT, CTRL_NO_DEPTH_TERM,
-                   CTRL_STOP, CTRL_UNKNOWN_FUTILITY, CTRL_WANT_LINE, FUTILITY_NAMESPACE,
+                   CTRL_PATH_SALT, CTRL_STOP, CTRL_UNKNOWN_FUTILITY, CTRL_VARIANT,
+                   CTRL_WANT_LINE, FUTILITY_NAMESPACE,
                    KEEP_FUTILITY_NAMESPACE, LINE_HAND, LINE_LEN, MAX_PLY, PENDING_PATHS,
                    STOP_DEPTH, dfpn_search, extract_line, new_workspace, probe, store,
                    workspace_views)
@@ -47,6 +56,11 @@ GROWTH = 8
 # earlier: on few-piece positions (bare kings, large hands) the switch sent searches
 # down long drop lines. The measurements: bench/MEASUREMENTS.md.
 DEPTH_TERM_NODES = 4_000_000
+# With threads > 1, a search runs on the caller's thread alone until it has taken this
+# many nodes; its later slices are searched by every thread at once (see
+# _parallel_slice). Most of the answer's searches are shorter than that, and a slice
+# in threads costs a thread start for each helper.
+PARALLEL_AFTER = 100_000
 # The nodes the line walk (Solver._mating_line_slow) gives to proving one position
 # again when the table lost its proof: REPROVE_NODES_MIN unless the caller gives more;
 # solve() gives what its search took, up to REPROVE_NODES.
@@ -108,6 +122,9 @@ class Solver:
         self.budget = _NO_BUDGET
         self._nps = None                     # nodes per second of the last long slice
         self._rng = random.Random(seed)
+        self.threads = 1                     # threads a long search uses (see the module)
+        self._helpers = []                   # their _Helper states, made on first use
+        self._stop_asked = False
 
     def reseed(self, seed):
         """Start the sequence of salts again from `seed` (see __init__): two solvers
@@ -142,6 +159,7 @@ class Solver:
         control = self.control
         control[CTRL_STOP] = 0
         control[CTRL_FRESH_SALT] = self.salt
+        self._stop_asked = False
 
     def new_salts(self, n):
         """The salts of the next n problems, drawn as new_problem draws them, for a batch
@@ -166,7 +184,10 @@ class Solver:
 
     def stop(self):
         """Ask a running search to stop (safe from another thread)."""
+        self._stop_asked = True
         self.control[CTRL_STOP] = 1
+        for helper in self._helpers:
+            helper.control[CTRL_STOP] = 1
 
     @property
     def stopped(self):
@@ -197,20 +218,55 @@ class Solver:
         account = self.budget           # the problem's (limits.Budget)
         if account.bounded:
             max_nodes, deadline = account.clamp(max_nodes, deadline, self.nodes)
+        # Helper threads join a plain search once it has taken PARALLEL_AFTER nodes.
+        crew = [None] if self.threads > 1 and not rule else None
+        try:
+            return self._slices(pos, max_nodes, deadline, max_depth, salt, rule, crew)
+        finally:
+            if crew is not None and crew[0] is not None:
+                self.nodes += crew[0].end()
+
+    def _slices(self, pos, max_nodes, deadline, max_depth, salt, rule, crews):
+        """search()'s loop of slices; `crews` holds its _Crew once made (None: a search
+        in one thread)."""
+        control = self.control
+        account = self.budget
         progress = account.progress
         spent = 0
+        crew = None
         while True:
-            # `budget`: this slice's nodes
-            budget = min(SLICE_NODES, max_nodes - spent) if max_nodes is not None else SLICE_NODES
-            if budget <= 0:
+            if crew is not None and crew.running and (
+                    (self.clusters < self.total_clusters and self.nodes >= self.clusters * CLUSTER)
+                    or (max_nodes is not None and max_nodes - spent - crew.outstanding() <= 0)):
+                # The table is to grow (not while others use it), or the caller's share
+                # of the node limit is spent: the helpers stop here.
+                extra = crew.pause()
+                spent += extra
+                self.nodes += extra
+            room = max_nodes - spent if max_nodes is not None else None
+            if room is not None and room <= 0:
                 return 1, 1, "node limit", -1
+            grow_room = None
             if self.clusters < self.total_clusters:
                 # The slice ends where the table grows: when the nodes reach its slots.
                 # (Growing first touches new memory, which can take a good part of a
                 # second: the clock is read after it.)
                 if self.nodes >= self.clusters * CLUSTER:
                     self.grow()
-                budget = min(budget, self.clusters * CLUSTER - self.nodes)
+                grow_room = self.clusters * CLUSTER - self.nodes
+            control[CTRL_NO_DEPTH_TERM] = self.nodes >= DEPTH_TERM_NODES
+            if crews is not None and spent >= PARALLEL_AFTER:
+                if crew is None:
+                    crew = crews[0] = _Crew(self, pos, salt, max_depth)
+                if not crew.running and (room is None or room >= MIN_SLICE_NODES * self.threads):
+                    crew.start(room, grow_room)
+            # `budget`: this slice's nodes (the caller's thread's share, with helpers)
+            budget = SLICE_NODES
+            if room is not None:
+                budget = min(budget, room - (crew.outstanding() if crew is not None else 0))
+            if grow_room is not None:
+                budget = min(budget, grow_room // (1 + (crew.running if crew is not None else 0)))
+            budget = max(1, budget)
             if deadline is not None:
                 now = time.perf_counter()
                 if now >= deadline:
@@ -218,15 +274,21 @@ class Solver:
                 if self._nps is not None:
                     budget = min(budget, max(MIN_SLICE_NODES,
                                              int(self._nps * min(deadline - now, DEADLINE_SLICE))))
-            control[CTRL_NO_DEPTH_TERM] = self.nodes >= DEPTH_TERM_NODES
             started = time.perf_counter() if deadline is not None else None
-            pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table, salt,
-                                                  self.salt, int(rule), max_depth, budget, control,
-                                                  self.work)
+            pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table,
+                                                  salt, self.salt, int(rule), max_depth, budget,
+                                                  control, self.work)
             if started is not None and n >= MIN_SLICE_NODES:
                 elapsed = time.perf_counter() - started
                 if elapsed > 0:
-                    self._nps = n / elapsed
+                    self._nps = n / elapsed         # (one thread's speed)
+            if crew is not None:
+                n += crew.take_nodes()
+                if crew.settled and not self._stop_asked:
+                    # A helper settled the root and stopped this slice: the next one
+                    # reads the result from the table (and the line with it).
+                    control[CTRL_STOP] = 0
+                    n = max(n, 1)
             spent += n
             self.nodes += n
             if progress is not None:
@@ -235,7 +297,9 @@ class Solver:
                 return pn, dn, None, length
             if stop == STOP_DEPTH:
                 return pn, dn, "depth limit", -1
-            if control[CTRL_STOP]:
+            if control[CTRL_STOP] and (crew is None or self._stop_asked):
+                # (With a crew, only a stop asked for: a helper that settles the root
+                # also stops the caller's slice, see above.)
                 return pn, dn, "interrupted", -1
             if deadline is not None and time.perf_counter() >= deadline:
                 return pn, dn, "time limit", -1
@@ -389,6 +453,127 @@ class Solver:
             move = scored[0][1]
             line.append(notation.move_to_usi(move))
             cur.push(move)
+
+
+class _Helper:
+    """A helper thread's own search state (_Crew): work arrays, control and position."""
+
+    def __init__(self):
+        self.work = new_workspace()
+        self.control = np.zeros(CONTROL_SIZE, dtype=np.int64)
+        self.control[CTRL_VARIANT] = 1
+        self.board = self.hands = self.state = None
+        self.nodes = 0              # searched in this solver's crews, in all
+        self.base = 0               # ... when the current run started
+
+
+class _Crew:
+    """The helper threads of one search (Solver.threads - 1 of them): each searches the
+    same root in slices of its own, with its own work arrays, control and copy of the
+    position, until the search ends, pauses (the table grows) or one settles the root.
+    Their nodes count as the search's (take_nodes)."""
+
+    def __init__(self, solver, pos, salt, max_depth):
+        self.solver, self.pos, self.salt, self.max_depth = solver, pos, salt, max_depth
+        while len(solver._helpers) < solver.threads - 1:
+            solver._helpers.append(_Helper())
+        self.helpers = solver._helpers[:solver.threads - 1]
+        self.taken = sum(helper.nodes for helper in self.helpers)
+        self.threads = []
+        self.settled = False
+        self.allowance = None       # nodes each helper may take since start()
+        self.reserved = 0           # ... all of them, under a node limit
+        self.run_taken = 0          # helper nodes taken since start()
+
+    @property
+    def running(self):
+        """How many helper threads were started and not yet paused."""
+        return len(self.threads)
+
+    def start(self, room, grow_room):
+        """Start the helpers (the caller's search is between two slices). `room`: the
+        search's nodes left (None: no limit), `grow_room`: the nodes until the table
+        grows (None: it will not); each thread's share of the less is its allowance."""
+        solver, pos, control = self.solver, self.pos, self.solver.control
+        threads = len(self.helpers) + 1
+        limits = [r // threads for r in (room, grow_room) if r is not None]
+        self.allowance = max(1, min(limits)) if limits else None
+        # What the node limit keeps for the helpers until they pause (outstanding).
+        self.reserved = self.allowance * len(self.helpers) if room is not None else 0
+        self.run_taken = 0
+        for helper in self.helpers:
+            if helper.board is None or helper.board.shape != pos.board.shape:
+                helper.board, helper.hands, helper.state = (pos.board.copy(), pos.hands.copy(),
+                                                            pos.state.copy())
+            else:
+                helper.board[:] = pos.board
+                helper.hands[:] = pos.hands
+                helper.state[:] = pos.state
+            mine = helper.control
+            mine[CTRL_STOP] = int(solver._stop_asked)
+            mine[CTRL_UNKNOWN_FUTILITY] = 0
+            mine[CTRL_FRESH_SALT] = 0           # the caller's search has stored in it
+            mine[CTRL_WANT_LINE] = 0
+            mine[CTRL_NO_DEPTH_TERM] = control[CTRL_NO_DEPTH_TERM]
+            mine[CTRL_COUNT_CHECKS] = control[CTRL_COUNT_CHECKS]
+            if control[CTRL_PATH_SALT] == self.salt:
+                mine[CTRL_PATH_SALT] = self.salt
+            helper.base = helper.nodes
+        self.threads = [threading.Thread(target=self._run, args=(helper,), daemon=True)
+                        for helper in self.helpers]
+        for thread in self.threads:
+            thread.start()
+
+    def outstanding(self):
+        """Nodes the running helpers may still take under the node limit."""
+        return max(0, self.reserved - self.run_taken) if self.threads else 0
+
+    def _run(self, helper):
+        solver = self.solver
+        table = solver.table        # (the table does not grow while helpers run)
+        while not helper.control[CTRL_STOP]:
+            budget = SLICE_NODES if self.allowance is None else min(
+                SLICE_NODES, self.allowance - (helper.nodes - helper.base))
+            if budget <= 0:
+                return
+            pn, dn, n, _, _ = dfpn_search(helper.board, helper.hands, helper.state, *table,
+                                          self.salt, solver.salt, 0, self.max_depth, budget,
+                                          helper.control, helper.work)
+            helper.nodes += n
+            if pn == 0 or dn == 0:
+                self.settled = True
+                solver.control[CTRL_STOP] = 1     # the caller's slice ends: it reads it
+                return
+            if n == 0:
+                return
+
+    def take_nodes(self):
+        """The helpers' nodes since the last call."""
+        total = sum(helper.nodes for helper in self.helpers)
+        fresh, self.taken = total - self.taken, total
+        self.run_taken += fresh
+        return fresh
+
+    def pause(self):
+        """Stop the helpers and wait for them (start() sets them going again); returns
+        their nodes not yet taken."""
+        for helper in self.helpers:
+            helper.control[CTRL_STOP] = 1
+        for thread in self.threads:
+            thread.join()
+        self.threads = []
+        control = self.solver.control
+        for helper in self.helpers:
+            if helper.control[CTRL_PATH_SALT] == self.salt:
+                control[CTRL_PATH_SALT] = self.salt
+        return self.take_nodes()
+
+    def end(self):
+        """Stop the helpers for good; returns their nodes not yet taken."""
+        extra = self.pause()
+        if self.settled and not self.solver._stop_asked:
+            self.solver.control[CTRL_STOP] = 0
+        return extra
 
 
 def search_is_compiled():

@@ -39,6 +39,10 @@ NO_LIMIT = 1 << 29               # depth bound of a disproof that holds at any d
 # disproof the depth up to which there is no mate; NO_LIMIT: none at any depth) and
 # generation (which problem wrote it: a reused table evicts other problems' entries
 # first, so results do not depend on what was solved before).
+# The hand word's high half is a check of the entry (_entry_check of key, hand, pn, dn
+# and length): threads share the table without locks (solver.py), so a lookup may read
+# an entry while another thread writes it, half old and half new. Such a mix fails the
+# check (but for one chance in 2**32) and is taken for no entry, never for a result.
 
 
 # The columns of `vals`.
@@ -201,6 +205,34 @@ def tt_prefetch(keys, key):
     _prefetch(keys, cluster_of(key, mask) * CLUSTER)
 
 
+_LOW32 = np.int64(0xFFFF_FFFF)
+_CHECK_MIX1 = np.int64(-0x61C8_8646_80B5_83EB)    # 0x9E3779B97F4A7C15
+_CHECK_MIX2 = np.int64(-0x40A7_B892_E31B_1A47)    # 0xBF58476D1CE4E5B9
+
+
+@njit(cache=True, inline="always")
+def _entry_check(key, hand, pn, dn, length):
+    """The 32 bits that the hand word's high half holds (see the note on entries)."""
+    x = key ^ (hand * _CHECK_MIX1) ^ ((np.int64(pn) << 32) | np.int64(dn)) * _CHECK_MIX2
+    x ^= np.int64(length) * _CHECK_MIX1
+    return (x ^ (x >> 32)) & _LOW32
+
+
+@njit(cache=True, inline="always")
+def _read_entry(hands, vals, i, key):
+    """Slot i's (hand, pn, dn, length), each word read once, the hand -1 unless they
+    belong together under `key` (another thread may be writing the slot: the values
+    used are the ones checked, never read again)."""
+    w = hands[i]
+    pn = np.int64(vals[i, V_PN])
+    dn = np.int64(vals[i, V_DN])
+    length = np.int64(vals[i, V_LEN])
+    hand = w & _LOW32
+    if (w >> 32) & _LOW32 != _entry_check(key, hand, pn, dn, length):
+        hand = np.int64(-1)
+    return hand, pn, dn, length
+
+
 @njit(cache=True, inline="always")
 def hand_covers(big, small):
     """Does hand `big` hold at least every piece of hand `small`?"""
@@ -217,34 +249,26 @@ def tt_lookup(keys, hands, vals, key, hand, remaining, out):
     transfers, else the exact entry's running numbers."""
     mask = keys.shape[0] // CLUSTER - 1
     base = cluster_of(key, mask) * CLUSTER
-    proof = -1
-    disproof = -1
-    exact = -1
+    kind = 0                    # of what was found: 3 proof, 2 disproof, 1 running
     for i in range(base, base + CLUSTER):
         if keys[i] != key or vals[i, V_AMOUNT] == 0:
             continue
-        h = hands[i]
-        if vals[i, V_PN] == 0:
-            if vals[i, V_LEN] <= remaining and hand_covers(hand, h):
-                if proof < 0 or vals[i, V_LEN] < vals[proof, V_LEN]:
-                    proof = i
-        elif vals[i, V_DN] == 0:
-            if vals[i, V_LEN] >= remaining and hand_covers(h, hand):
-                disproof = i
-        elif h == hand:
-            exact = i
-    i = proof if proof >= 0 else (disproof if disproof >= 0 else exact)
-    if i < 0:
-        return False
-    out[LOOK_PN] = vals[i, V_PN]
-    out[LOOK_DN] = vals[i, V_DN]
-    out[LOOK_LEN] = vals[i, V_LEN]
-    out[LOOK_HAND] = hands[i]
-    if proof >= 0:
-        out[LOOK_DN] = INF
-    elif disproof >= 0:
-        out[LOOK_PN] = INF
-    return True
+        h, pn, dn, length = _read_entry(hands, vals, i, key)
+        if h < 0:
+            continue
+        if pn == 0:
+            if length <= remaining and hand_covers(hand, h) and (
+                    kind < 3 or length < out[LOOK_LEN]):
+                kind = 3
+                out[LOOK_PN], out[LOOK_DN], out[LOOK_LEN], out[LOOK_HAND] = 0, INF, length, h
+        elif dn == 0:
+            if kind < 3 and length >= remaining and hand_covers(h, hand):
+                kind = 2
+                out[LOOK_PN], out[LOOK_DN], out[LOOK_LEN], out[LOOK_HAND] = INF, 0, length, h
+        elif kind < 2 and h == hand:
+            kind = 1
+            out[LOOK_PN], out[LOOK_DN], out[LOOK_LEN], out[LOOK_HAND] = pn, dn, length, h
+    return kind > 0
 
 
 @njit(cache=True, _nrt=False)
@@ -263,23 +287,27 @@ def tt_store(keys, hands, vals, generation, key, hand, pn, dn, amount, length):
             continue
         if keys[i] != key:
             continue
-        h = hands[i]
+        h, old_pn, old_dn, old_len = _read_entry(hands, vals, i, key)
+        if h < 0:
+            if slot < 0:
+                slot = i          # torn by another thread's write: free to take
+            continue
         if h == hand:
-            if (vals[i, V_PN] == 0 or vals[i, V_DN] == 0) and (vals[i, V_PN] != 0 or pn != 0) \
-                    and (vals[i, V_DN] != 0 or dn != 0):
+            if (old_pn == 0 or old_dn == 0) and (old_pn != 0 or pn != 0) \
+                    and (old_dn != 0 or dn != 0):
                 # A final result that this one does not repeat stays: with depth
                 # limits a proof too long to be used here and a disproof too shallow
                 # both remain true, and a later search at another depth needs them.
                 continue
             # The same kind again: keep the tighter of the two true bounds (a line read
             # from the table relies on lengths that fall from parent to child).
-            if pn == 0 and vals[i, V_PN] == 0:
-                length = min(length, np.int64(vals[i, V_LEN]))
-            elif dn == 0 and vals[i, V_DN] == 0:
-                length = max(length, np.int64(vals[i, V_LEN]))
+            if pn == 0 and old_pn == 0:
+                length = min(length, old_len)
+            elif dn == 0 and old_dn == 0:
+                length = max(length, old_len)
             slot = i
             break
-        running = vals[i, V_PN] != 0 and vals[i, V_DN] != 0
+        running = old_pn != 0 and old_dn != 0
         if pn == 0 and running and hand_covers(h, hand):
             vals[i, V_AMOUNT] = 0     # made redundant by this proof
             if slot < 0:
@@ -302,10 +330,12 @@ def tt_store(keys, hands, vals, generation, key, hand, pn, dn, amount, length):
                 best_score = score
                 best = i
         slot = best
+    pn = min(pn, INF)
+    dn = min(dn, INF)
     keys[slot] = key
-    hands[slot] = hand
-    vals[slot, V_PN] = min(pn, INF)
-    vals[slot, V_DN] = min(dn, INF)
+    hands[slot] = hand | (_entry_check(key, hand, pn, dn, length) << 32)
+    vals[slot, V_PN] = pn
+    vals[slot, V_DN] = dn
     vals[slot, V_AMOUNT] = max(1, min(amount, 1 << 30))
     vals[slot, V_LEN] = length
     vals[slot, V_GEN] = generation

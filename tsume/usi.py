@@ -41,6 +41,7 @@ import time
 import weakref
 
 from . import render
+from .limits import MAX_THREADS, available_cores
 
 ENGINE_NAME = "tsume"
 ENGINE_AUTHOR = "the tsume authors"
@@ -58,6 +59,7 @@ OPTIONS = {
     "MateNodes": ("spin", 0, 0, MAX_SPIN),
     "YozumeCheck": ("check", False, None, None),
     "DefenderHoldsRest": ("check", False, None, None),
+    "Threads": ("spin", available_cores(), 1, MAX_THREADS),
 }
 # GUI-built-in options some GUIs send whether declared or not: accepted silently.
 _QUIET_OPTIONS = {"usi_ponder", "usi_ownbook", "usi_multipv", "usi_showcurrline",
@@ -117,6 +119,7 @@ class _Search:
         self.nodes = nodes
         self.hold = hold                 # go infinite / go ponder: bestmove waits for stop
         self.yozume = bool(engine.options["YozumeCheck"])
+        self.threads = int(engine.options["Threads"])
         self.stopped = False
         self.stop_cause = None           # "stopped" (stop, gameover), "time limit", or at exit
                                          # "quit", "end of input", "interrupted" (SIGINT)
@@ -185,9 +188,10 @@ class _Search:
             # mudaai=False: GUIs replay the answer, so it must end in checkmate; under the
             # 無駄合 rule the line could end with futile interpositions still possible.
             return solve(self.position, time_limit=self.time_limit, nodes=self.nodes,
-                         solver=self.solver, answer=True, yozume=self.yozume, mudaai=False)
+                         solver=self.solver, threads=self.threads, answer=True,
+                         yozume=self.yozume, mudaai=False)
         return solve(self.position, time_limit=self.time_limit, nodes=self.nodes,
-                     solver=self.solver, answer=False, yozume=False)
+                     solver=self.solver, threads=self.threads, answer=False, yozume=False)
 
     def _monitor(self):
         """Progress lines every INFO_PERIOD and the time limit (also checked by solve()
