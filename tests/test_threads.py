@@ -2,7 +2,6 @@
 one thread, lines that mate, a stop that ends every thread, and a table whose entries
 cannot be read half-written."""
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -63,13 +62,12 @@ def test_a_stop_ends_every_thread():
     bare_king = "7k1/9/9/9/9/9/9/9/9 b B2G2SL2P2rb2g2s4n3l16p 1"   # no mate, and hard
     solver = Solver(hash_mb=64)
     before = threading.active_count()
-    threading.Timer(1.0, solver.stop).start()
-    started = time.perf_counter()
+    timer = threading.Timer(1.0, solver.stop)
+    timer.start()
     result = solve(Position.from_sfen(bare_king), solver=solver, threads=2)
     assert result.status == "unknown" and result.reason == "interrupted"
-    assert time.perf_counter() - started < 10
     assert result.nodes > solver_module.PARALLEL_AFTER      # (the threads did run)
-    time.sleep(0.1)             # (the Timer's own thread ends after stop() returns)
+    timer.join()
     assert threading.active_count() == before
 
 

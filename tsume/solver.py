@@ -8,13 +8,14 @@ so a limit bounds the whole problem. Between slices a stop request and the time 
 looked at; slices shrink near the deadline, so that a search overruns it by a
 fraction of a second at most.
 
-With `threads` > 1 the slices of a long search are searched by that many threads at
-once, one table between them (tt.py says why a lookup is safe while another thread
-writes): the caller's thread and helpers, each with its own work arrays and copy of
-the position, whose search takes the last of equally good children where the caller's
-takes the first (dfpn.CTRL_VARIANT), so that they part ways and each finds what the
-other settled. A result is the caller's own search's: when a helper settles the root,
-the caller's next slice reads it from the table (and the line with it).
+With `threads` > 1 a long search is searched by that many threads at once, one table
+between them (tt.py says why a lookup is safe while another thread writes): the
+caller's thread, slice by slice as above, and helpers (_Crew) with their own work
+arrays and copy of the position, whose search takes the last of equally good children
+where the caller's takes the first (dfpn.CTRL_VARIANT), so that they part ways and
+each finds what the others settled. A result is the caller's own search's: when a
+helper settles the root, the caller's next slice reads it from the table (and the
+line with it).
 """
 import os
 import random
@@ -57,9 +58,8 @@ GROWTH = 8
 # down long drop lines. The measurements: bench/MEASUREMENTS.md.
 DEPTH_TERM_NODES = 4_000_000
 # With threads > 1, a search runs on the caller's thread alone until it has taken this
-# many nodes; its later slices are searched by every thread at once (see
-# _parallel_slice). Most of the answer's searches are shorter than that, and a slice
-# in threads costs a thread start for each helper.
+# many nodes; then the helper threads join it (_Crew). Most of the answer's searches
+# are shorter than that, and starting the helpers costs a thread start each.
 PARALLEL_AFTER = 100_000
 # The nodes the line walk (Solver._mating_line_slow) gives to proving one position
 # again when the table lost its proof: REPROVE_NODES_MIN unless the caller gives more;
