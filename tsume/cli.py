@@ -379,8 +379,8 @@ terminated (SIGTERM).""")
               "as Kifu for Windows reads).")
 @click.pass_context
 def solve(ctx, paths, fmt, defender_hand, answer, time_limit, nodes, hash_mb, yozume,
-          yozume_nodes, jobs, threads, scheduler, unordered, output, resume, strict, tree, tree_depth,
-          quiet, out_dir, encoding):
+          yozume_nodes, jobs, threads, scheduler, unordered, output, resume, strict, tree,
+          tree_depth, quiet, out_dir, encoding):
     encoding = encoding.lower()
     error = (_usage_error(ctx, fmt, output, resume, scheduler, jobs, hash_mb)
              or _output_usage_error(fmt, out_dir, encoding))

@@ -759,7 +759,8 @@ def dfpn_search(board, hands, state, keys, thands, vals, salt, known_salt, rule,
     """The search (_search) with its work arrays carved out of one buffer, `work`
     (new_workspace): a call from Python pays for every array it passes (numba checks
     each one's type and unpacks it), ~0.3 µs of a 3-ply problem's ~10 µs call with the
-    14 passed one by one."""
+    14 passed one by one. It releases the GIL (nogil): a Solver's helper threads run it
+    beside the caller's (solver._Crew), each with its own work arrays and control."""
     return _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max_depth,
                    max_nodes, control, *_carve(work))
 

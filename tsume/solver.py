@@ -219,92 +219,94 @@ class Solver:
         if account.bounded:
             max_nodes, deadline = account.clamp(max_nodes, deadline, self.nodes)
         # Helper threads join a plain search once it has taken PARALLEL_AFTER nodes.
-        crew = [None] if self.threads > 1 and not rule else None
-        try:
-            return self._slices(pos, max_nodes, deadline, max_depth, salt, rule, crew)
-        finally:
-            if crew is not None and crew[0] is not None:
-                self.nodes += crew[0].end()
+        return self._slices(pos, max_nodes, deadline, max_depth, salt, rule,
+                            self.threads > 1 and not rule)
 
-    def _slices(self, pos, max_nodes, deadline, max_depth, salt, rule, crews):
-        """search()'s loop of slices; `crews` holds its _Crew once made (None: a search
-        in one thread)."""
+    def _slices(self, pos, max_nodes, deadline, max_depth, salt, rule, parallel):
+        """search()'s loop of slices, with helper threads (a _Crew) when `parallel`."""
         control = self.control
         account = self.budget
         progress = account.progress
         spent = 0
         crew = None
-        while True:
-            if crew is not None and crew.running and (
-                    (self.clusters < self.total_clusters and self.nodes >= self.clusters * CLUSTER)
-                    or (max_nodes is not None and max_nodes - spent - crew.outstanding() <= 0)):
-                # The table is to grow (not while others use it), or the caller's share
-                # of the node limit is spent: the helpers stop here.
-                extra = crew.pause()
-                spent += extra
-                self.nodes += extra
-            room = max_nodes - spent if max_nodes is not None else None
-            if room is not None and room <= 0:
-                return 1, 1, "node limit", -1
-            grow_room = None
-            if self.clusters < self.total_clusters:
-                # The slice ends where the table grows: when the nodes reach its slots.
-                # (Growing first touches new memory, which can take a good part of a
-                # second: the clock is read after it.)
-                if self.nodes >= self.clusters * CLUSTER:
-                    self.grow()
-                grow_room = self.clusters * CLUSTER - self.nodes
-            control[CTRL_NO_DEPTH_TERM] = self.nodes >= DEPTH_TERM_NODES
-            if crews is not None and spent >= PARALLEL_AFTER:
-                if crew is None:
-                    crew = crews[0] = _Crew(self, pos, salt, max_depth)
-                if not crew.running and (room is None or room >= MIN_SLICE_NODES * self.threads):
-                    crew.start(room, grow_room)
-            # `budget`: this slice's nodes (the caller's thread's share, with helpers)
-            budget = SLICE_NODES
-            if room is not None:
-                budget = min(budget, room - (crew.outstanding() if crew is not None else 0))
-            if grow_room is not None:
-                budget = min(budget, grow_room // (1 + (crew.running if crew is not None else 0)))
-            budget = max(1, budget)
-            if deadline is not None:
-                now = time.perf_counter()
-                if now >= deadline:
-                    return 1, 1, "time limit", -1
-                if self._nps is not None:
-                    budget = min(budget, max(MIN_SLICE_NODES,
-                                             int(self._nps * min(deadline - now, DEADLINE_SLICE))))
-            started = time.perf_counter() if deadline is not None else None
-            pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table,
-                                                  salt, self.salt, int(rule), max_depth, budget,
-                                                  control, self.work)
-            if started is not None and n >= MIN_SLICE_NODES:
-                elapsed = time.perf_counter() - started
-                if elapsed > 0:
-                    self._nps = n / elapsed         # (one thread's speed)
+        try:
+            while True:
+                if crew is not None and crew.running and (
+                        (self.clusters < self.total_clusters
+                         and self.nodes >= self.clusters * CLUSTER)
+                        or (max_nodes is not None and max_nodes - spent - crew.outstanding() <= 0)):
+                    # The table is to grow (not while others use it), or the caller's share
+                    # of the node limit is spent: the helpers stop here.
+                    extra = crew.pause()
+                    spent += extra
+                    self.nodes += extra
+                room = max_nodes - spent if max_nodes is not None else None
+                if room is not None and room <= 0:
+                    return 1, 1, "node limit", -1
+                grow_room = None
+                if self.clusters < self.total_clusters:
+                    # The slice ends where the table grows: when the nodes reach its slots.
+                    # (Growing first touches new memory, which can take a good part of a
+                    # second: the clock is read after it.)
+                    if self.nodes >= self.clusters * CLUSTER:
+                        self.grow()
+                    grow_room = self.clusters * CLUSTER - self.nodes
+                control[CTRL_NO_DEPTH_TERM] = self.nodes >= DEPTH_TERM_NODES
+                if parallel and spent >= PARALLEL_AFTER:
+                    if crew is None:
+                        crew = _Crew(self, pos, salt, max_depth)
+                    if not crew.running and (room is None
+                                             or room >= MIN_SLICE_NODES * self.threads):
+                        crew.start(room, grow_room)
+                # `budget`: this slice's nodes (the caller's thread's share, with helpers)
+                budget = SLICE_NODES
+                if room is not None:
+                    budget = min(budget, room - (crew.outstanding() if crew is not None else 0))
+                if grow_room is not None:
+                    helpers = crew.running if crew is not None else 0
+                    budget = min(budget, grow_room // (1 + helpers))
+                budget = max(1, budget)
+                if deadline is not None:
+                    now = time.perf_counter()
+                    if now >= deadline:
+                        return 1, 1, "time limit", -1
+                    if self._nps is not None:
+                        budget = min(budget, max(MIN_SLICE_NODES, int(
+                            self._nps * min(deadline - now, DEADLINE_SLICE))))
+                started = time.perf_counter() if deadline is not None else None
+                pn, dn, n, stop, length = dfpn_search(pos.board, pos.hands, pos.state, *self.table,
+                                                      salt, self.salt, int(rule), max_depth, budget,
+                                                      control, self.work)
+                if started is not None and n >= MIN_SLICE_NODES:
+                    elapsed = time.perf_counter() - started
+                    if elapsed > 0:
+                        self._nps = n / elapsed         # (one thread's speed)
+                if crew is not None:
+                    n += crew.take_nodes()
+                    if crew.settled and not self._stop_asked:
+                        # A helper settled the root and stopped this slice: the next one
+                        # reads the result from the table (and the line with it).
+                        control[CTRL_STOP] = 0
+                        n = max(n, 1)
+                spent += n
+                self.nodes += n
+                if progress is not None:
+                    progress(account.phase, self.nodes, time.perf_counter() - account.start)
+                if pn == 0 or dn == 0:
+                    return pn, dn, None, length
+                if stop == STOP_DEPTH:
+                    return pn, dn, "depth limit", -1
+                if control[CTRL_STOP] and (crew is None or self._stop_asked):
+                    # (With a crew, only a stop asked for: a helper that settles the root
+                    # also stops the caller's slice, see above.)
+                    return pn, dn, "interrupted", -1
+                if deadline is not None and time.perf_counter() >= deadline:
+                    return pn, dn, "time limit", -1
+                if n == 0:
+                    return pn, dn, "no progress", -1
+        finally:
             if crew is not None:
-                n += crew.take_nodes()
-                if crew.settled and not self._stop_asked:
-                    # A helper settled the root and stopped this slice: the next one
-                    # reads the result from the table (and the line with it).
-                    control[CTRL_STOP] = 0
-                    n = max(n, 1)
-            spent += n
-            self.nodes += n
-            if progress is not None:
-                progress(account.phase, self.nodes, time.perf_counter() - account.start)
-            if pn == 0 or dn == 0:
-                return pn, dn, None, length
-            if stop == STOP_DEPTH:
-                return pn, dn, "depth limit", -1
-            if control[CTRL_STOP] and (crew is None or self._stop_asked):
-                # (With a crew, only a stop asked for: a helper that settles the root
-                # also stops the caller's slice, see above.)
-                return pn, dn, "interrupted", -1
-            if deadline is not None and time.perf_counter() >= deadline:
-                return pn, dn, "time limit", -1
-            if n == 0:
-                return pn, dn, "no progress", -1
+                self.nodes += crew.end()
 
     @property
     def unknown_futility(self):
