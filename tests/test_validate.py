@@ -1,6 +1,9 @@
 """Validation (SPEC §3.4): every rejection kind on a small hand-made position, directly
 through validate() and through read_problems(); plus malformed hand lines and unknown
 tokens, which the format readers reject."""
+import random
+
+import numpy as np
 import pytest
 
 from tsume import pieces as P
@@ -8,7 +11,7 @@ from tsume.errors import FormatError, PositionError
 from tsume.formats import read_problems
 from tsume.formats.kif import parse_hand
 from tsume.position import split_sfen
-from tsume.validate import validate
+from tsume.validate import _COUNT, _DEAD, _KING_SQ, _KINGS, _NIFU, _board_survey, validate
 
 S3 = "8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1"
 
@@ -69,6 +72,31 @@ def test_box_warning():
 def test_too_many_from_the_remainder():
     (p,) = read_problems("8k/9/9/7+R1/9/9/9/9/9 b LP2R 1")
     assert p.error.startswith("too many R")
+
+
+def test_board_survey_reads_every_square():
+    """The compiled one-pass survey that validate() reads, against its definitions read
+    off the board square by square, on random boards of every piece code (often with
+    several faults at once: the first dead square and the first 二歩 file matter)."""
+    rng = random.Random(11)
+    codes = [kind | colour for kind in range(1, 15) for colour in (0, P.WHITE_BIT)]
+    for _ in range(2000):
+        board = np.zeros(81, dtype=np.int8)
+        for sq in rng.sample(range(81), rng.randint(0, 40)):
+            board[sq] = rng.choice(codes)
+        facts = _board_survey(board).tolist()
+        pieces = [(sq, int(p) & 15, int(p) >> 4) for sq, p in enumerate(board) if p]
+        for kind in P.TOTAL:
+            assert facts[_COUNT + kind] == sum(P.base_kind(k) == kind for _, k, _ in pieces)
+        dead = [sq for sq, k, c in pieces if P.is_dead_square(k, c, sq)]
+        assert facts[_DEAD] == (dead[0] if dead else -1)
+        for colour in (P.BLACK, P.WHITE):
+            files = [P.square_file(sq) for sq, k, c in pieces if k == P.PAWN and c == colour]
+            doubled = [f for f in range(1, 10) if files.count(f) > 1]
+            assert facts[_NIFU + colour] == (doubled[0] if doubled else 0)
+            kings = [sq for sq, k, c in pieces if k == P.KING and c == colour]
+            assert facts[_KINGS + colour] == len(kings)
+            assert facts[_KING_SQ + colour] == (kings[0] if kings else -1)
 
 
 # ---------------------------------------------------------------- format-level rejections

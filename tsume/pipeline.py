@@ -369,15 +369,17 @@ def warm_up(bulk=False):
     10-30 ms each, which would otherwise fall on the first problem that needs it (the
     table-walk fallback of proof_moves, for instance, only some problems use). Solves
     a 3-ply problem on a tiny table, with the tsume answer, that fallback and the table
-    read (extract_line: solve's own search reads its line itself), and writes its line
-    in Japanese (every batch record's kifu).
+    read (extract_line: solve's own search reads its line itself), writes its line in
+    Japanese (every batch record's kifu) and validates it (every problem read is).
     With `bulk`, also solve_many's batch kernel (bulk.py), for a process that will
     solve batches: its cache holds a copy of the whole search of its own, so it adds a
     load (about a quarter of the rest) and, on the first run, a compile of its own;
     left out by default (the USI engine never uses it)."""
     from .position import Position
     from .solver import Solver
+    from .validate import validate
     pos = Position.from_sfen("8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1")
+    validate(pos)
     solver = Solver(1)
     notation.line_to_japanese(pos, solve(pos, solver=solver).moves)   # (every record's)
     solver._mating_line_slow(pos, MAX_PLY)

@@ -20,6 +20,9 @@ Rejected:
 Warned: the defender's hand is non-empty yet some pieces are left in the box
 (the hand is not 玉方残り駒全部, SPEC §2.2).
 """
+import numpy as np
+from numba import njit
+
 from . import pieces as P
 from .errors import PositionError
 from .movegen import attacked
@@ -35,37 +38,54 @@ def _piece_name(kind, colour):
     return f"{COLOUR_NAME[colour]} {P.BOARD_KANJI[kind]}"
 
 
-# DEAD_RANKS as lists, for the one pass over the board below.
-_DEAD = P.DEAD_RANKS.tolist()
+# _board_survey's answer: one int array (one compiled call, one tolist), in named slots.
+_COUNT = 0          # [_COUNT + base kind]: that kind's pieces on the board (kinds 1..8)
+_DEAD = 9           # the first square (in square order) holding a dead piece, or -1
+_NIFU = 10          # [_NIFU + colour]: the first file holding two of its unpromoted pawns, or 0
+_KINGS = 12         # [_KINGS + colour]: its kings on the board
+_KING_SQ = 14       # [_KING_SQ + colour]: the first of them, or -1
+_SURVEY_SIZE = 16
+
+
+@njit(cache=True)
+def _board_survey(board):
+    """One pass over the board, compiled (validation runs on every row of large problem
+    files, where a Python pass cost about as much as the search of a short problem);
+    see the slots above."""
+    out = np.zeros(_SURVEY_SIZE, dtype=np.int64)
+    out[_DEAD] = -1
+    out[_KING_SQ] = out[_KING_SQ + 1] = -1
+    pawns = np.zeros((2, 10), dtype=np.int64)
+    for sq in range(81):
+        p = board[sq]
+        if p == 0:
+            continue
+        kind, colour = p & 15, p >> 4
+        out[_COUNT + (kind - P.PROMOTED if kind > P.KING else kind)] += 1
+        dead = P.DEAD_RANKS[colour, kind]
+        if out[_DEAD] < 0 and dead and (sq % 9 + 1 if colour == P.BLACK else 9 - sq % 9) <= dead:
+            out[_DEAD] = sq
+        if kind == P.PAWN:
+            f = sq // 9 + 1
+            pawns[colour, f] += 1
+            if pawns[colour, f] == 2 and (out[_NIFU + colour] == 0 or f < out[_NIFU + colour]):
+                out[_NIFU + colour] = f
+        elif kind == P.KING:
+            if out[_KINGS + colour] == 0:
+                out[_KING_SQ + colour] = sq
+            out[_KINGS + colour] += 1
+    return out
 
 
 def _survey(position):
-    """One pass over the board (validation runs on every row of large problem files,
-    where numpy's many small calls cost more than the search of a short problem):
-    ({base kind: pieces on the board}, the first square holding a dead piece or None,
-    [[pawns per file 0..9] per colour], [[king squares] per colour])."""
-    on_board = dict.fromkeys(P.TOTAL, 0)
-    dead = None
-    pawns = [[0] * 10, [0] * 10]
-    kings = [[], []]
-    for sq, p in enumerate(position.board.tolist()):
-        if not p:
-            continue
-        kind, colour = p & 15, p >> 4
-        on_board[kind - P.PROMOTED if kind > P.KING else kind] += 1
-        if dead is None and _DEAD[colour][kind] and \
-                (sq % 9 + 1 if colour == P.BLACK else 9 - sq % 9) <= _DEAD[colour][kind]:
-            dead = sq
-        if kind == P.PAWN:
-            pawns[colour][sq // 9 + 1] += 1
-        elif kind == P.KING:
-            kings[colour].append(sq)
-    return on_board, dead, pawns, kings
+    """_board_survey's slots as a list, and {base kind: pieces on the board}."""
+    facts = _board_survey(position.board).tolist()
+    return facts, {k: facts[_COUNT + k] for k in P.TOTAL}
 
 
 def piece_totals(position, on_board=None):
     """{base kind: pieces on the board and in both hands}."""
-    on_board = on_board or _survey(position)[0]
+    on_board = on_board or _survey(position)[1]
     hands = [position.hand(c) for c in (P.BLACK, P.WHITE)]
     return {k: on_board[k] + hands[0].get(k, 0) + hands[1].get(k, 0) for k in P.TOTAL}
 
@@ -81,33 +101,34 @@ def validate(position, *, box_warning=True):
     attacker = position.side_to_move
     defender = 1 - attacker
     board = position.board
-    on_board, dead, pawns, kings = _survey(position)
+    facts, on_board = _survey(position)
 
     totals = piece_totals(position, on_board)
     for kind, n in totals.items():
         if n > P.TOTAL[kind]:
             raise PositionError(f"too many {P.USI_LETTER[kind]} ({P.BOARD_KANJI[kind]}): "
                                 f"{n} of at most {P.TOTAL[kind]}")
-    if dead is not None:
+    dead = facts[_DEAD]
+    if dead >= 0:
         p = int(board[dead])
         raise PositionError(f"dead piece: {_piece_name(p & 15, p >> 4)} on "
                             f"{_square_name(dead)} could never move")
     for colour in (P.BLACK, P.WHITE):
-        if max(pawns[colour]) > 1:
+        if facts[_NIFU + colour]:
             raise PositionError(f"二歩 (nifu): two unpromoted {COLOUR_NAME[colour]} pawns on "
-                                f"file {next(f for f, n in enumerate(pawns[colour]) if n > 1)}")
+                                f"file {facts[_NIFU + colour]}")
     for colour in (P.BLACK, P.WHITE):
-        if len(kings[colour]) > 1:
-            raise PositionError(f"{COLOUR_NAME[colour]} has {len(kings[colour])} kings")
-    if not kings[defender]:
+        if facts[_KINGS + colour] > 1:
+            raise PositionError(f"{COLOUR_NAME[colour]} has {facts[_KINGS + colour]} kings")
+    if not facts[_KINGS + defender]:
         raise PositionError(f"no defender king: {COLOUR_NAME[attacker]} is to move, "
                             f"so {COLOUR_NAME[defender]} needs a king")
 
-    if attacked(position.board, position.state, kings[defender][0], attacker):
+    if attacked(position.board, position.state, facts[_KING_SQ + defender], attacker):
         raise PositionError(f"the defender ({COLOUR_NAME[defender]}) is already in check "
                             f"with the attacker to move")
-    if kings[attacker] and attacked(position.board, position.state, kings[attacker][0],
-                                    defender):
+    if facts[_KINGS + attacker] and attacked(position.board, position.state,
+                                             facts[_KING_SQ + attacker], defender):
         raise PositionError(f"side to move (attacker, {COLOUR_NAME[attacker]}) is in check")
 
     warnings = []
