@@ -105,9 +105,20 @@ def pack_hand(counts):
     return packed
 
 
+_UNPACKED = {}       # packed hand -> {kind: count}, for the hands seen last
+
+
 def unpack_hand(packed):
+    """{kind: count} for the seven hand kinds (a fresh dict; a batch reads each
+    problem's hands several times, so the unpacking is cached)."""
     packed = int(packed)
-    return {k: (packed >> shift) & mask for k, (shift, mask) in _HAND_FIELDS.items()}
+    found = _UNPACKED.get(packed)
+    if found is None:
+        if len(_UNPACKED) >= 4096:
+            _UNPACKED.clear()
+        found = _UNPACKED[packed] = {k: (packed >> shift) & mask
+                                     for k, (shift, mask) in _HAND_FIELDS.items()}
+    return dict(found)
 
 
 def held_pieces(packed):
