@@ -68,7 +68,8 @@ def _board_survey(board):
         if kind == P.PAWN:
             f = sq // 9 + 1
             pawns[colour, f] += 1
-            if pawns[colour, f] == 2 and (out[_NIFU + colour] == 0 or f < out[_NIFU + colour]):
+            # (The squares go file by file: the first file to hold two is the lowest.)
+            if pawns[colour, f] == 2 and out[_NIFU + colour] == 0:
                 out[_NIFU + colour] = f
         elif kind == P.KING:
             if out[_KINGS + colour] == 0:

@@ -227,9 +227,10 @@ _HAND_TEXT = ({}, {})     # per colour: packed hand -> its SFEN letters, for tho
 
 
 def write_hands(pos):
-    # (Each colour's text cached: a batch writes every problem's SFEN, and one side's
-    # hand repeats far more often than the pair, e.g. 9,240 pairs among yo_mate3's 9,983.)
-    out = _hand_text(P.BLACK, int(pos.hands[P.BLACK])) + _hand_text(P.WHITE, int(pos.hands[P.WHITE]))
+    # (Each colour's text cached apart: a batch writes every problem's SFEN, and in sets
+    # cut from games one side's hand repeats far more often than the pair.)
+    out = (_hand_text(P.BLACK, int(pos.hands[P.BLACK]))
+           + _hand_text(P.WHITE, int(pos.hands[P.WHITE])))
     return out or "-"
 
 
