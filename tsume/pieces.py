@@ -10,6 +10,8 @@ Encoding (shared by the Python layer and the numba kernels):
   superiority ("hand A holds at least hand B") is one subtraction and one mask.
 * moves are ints, encoded as move.py describes.
 """
+import functools
+
 import numpy as np
 
 BLACK, WHITE = 0, 1
@@ -105,20 +107,15 @@ def pack_hand(counts):
     return packed
 
 
-_UNPACKED = {}       # packed hand -> {kind: count}, for the hands seen last
-
-
 def unpack_hand(packed):
     """{kind: count} for the seven hand kinds (a fresh dict; a batch reads each
     problem's hands several times, so the unpacking is cached)."""
-    packed = int(packed)
-    found = _UNPACKED.get(packed)
-    if found is None:
-        if len(_UNPACKED) >= 4096:
-            _UNPACKED.clear()
-        found = _UNPACKED[packed] = {k: (packed >> shift) & mask
-                                     for k, (shift, mask) in _HAND_FIELDS.items()}
-    return dict(found)
+    return dict(_unpacked(int(packed)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _unpacked(packed):
+    return {k: (packed >> shift) & mask for k, (shift, mask) in _HAND_FIELDS.items()}
 
 
 def held_pieces(packed):

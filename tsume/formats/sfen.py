@@ -8,6 +8,7 @@ fields (the layout of shared/problems/*.tsv); ``#`` lines and blank lines are sk
 Arrays in, arrays out: position.py makes the Position (Position.from_sfen, split_sfen,
 parse_sfen) and calls the writer here for Position.sfen().
 """
+import functools
 import re
 
 import numpy as np
@@ -223,31 +224,23 @@ def write_board(pos):
     return text
 
 
-_HAND_TEXT = ({}, {})     # per colour: packed hand -> its SFEN letters, for those seen last
-
-
 def write_hands(pos):
-    # (Each colour's text cached apart: a batch writes every problem's SFEN, and in sets
-    # cut from games one side's hand repeats far more often than the pair.)
     out = (_hand_text(P.BLACK, int(pos.hands[P.BLACK]))
            + _hand_text(P.WHITE, int(pos.hands[P.WHITE])))
     return out or "-"
 
 
+# (Each colour's text cached apart: a batch writes every problem's SFEN, and in sets
+# cut from games one side's hand repeats far more often than the pair.)
+@functools.lru_cache(maxsize=8192)
 def _hand_text(colour, packed):
-    cache = _HAND_TEXT[colour]
-    out = cache.get(packed)
-    if out is None:
-        if len(cache) >= 4096:
-            cache.clear()
-        hand = P.unpack_hand(packed)
-        out = ""
-        for k in P.SFEN_HAND_ORDER:
-            n = hand[k]
-            if n:
-                letter = P.USI_LETTER[k] if colour == P.BLACK else P.USI_LETTER[k].lower()
-                out += (str(n) if n > 1 else "") + letter
-        cache[packed] = out
+    hand = P.unpack_hand(packed)
+    out = ""
+    for k in P.SFEN_HAND_ORDER:
+        n = hand[k]
+        if n:
+            letter = P.USI_LETTER[k] if colour == P.BLACK else P.USI_LETTER[k].lower()
+            out += (str(n) if n > 1 else "") + letter
     return out
 
 
