@@ -3,7 +3,8 @@ ones, our times with cshogi's DfPn/OslDfPn run on the same problems with the sam
 limit, and both with the KomoringHeights results recorded in the problem files.
 
     python bench/collections.py [--sets zuko,musou,long,hard] [--ids 1-20] [--time-limit 60]
-                                [--hash 4096] [--jobs 1] [--threads 1] [--no-peers] [--no-answer]
+                                [--hash 4096] [--jobs 1] [--threads 1[,2...]] [--seed 0]
+                                [--no-peers] [--no-answer]
                                 [--peer-mem 4096] [--out bench/results/collections.md]
 
 Sets (TSV files in ../shared/problems, `sfen<TAB>length<TAB>id<TAB>note`): ``zuko``
@@ -36,6 +37,17 @@ ours took less; per cshogi solver, over the problems both solved,
 total and median seconds, ours and theirs, and the ratio of totals ours/peer (< 1: ours
 is faster), also for our proof search alone, since the peers only prove.
 
+Each problem is searched with salts of its own, drawn from its id and ``--seed``, so that
+a run repeats another's searches (as bench/ab.py does); another seed, other salts. ``--threads 1,2`` (several counts) solves every
+problem once per count, in turn (the first count first on one problem, the second on the
+next, ...), each with the same salts and a table cleared of the previous run's entries
+(not timed): the counts then differ by their threads only, neither by the salts (which
+move a long search's time by 2x either way) nor by the machine's drift between runs.
+The table and the summary are the first count's; the summary adds a line per other
+count: over the problems both settle, the verdicts that differ, total seconds and their
+ratio (issue #48's check: two threads against one), the median of the per-problem
+ratios, and the same over the problems that take the first count a second or more.
+
 The report is rewritten after every problem to --out: markdown, or TSV if the name ends
 in .tsv. Not timed: loading the numba cache and touching every page of our table (a
 fresh 4 GB table costs ~10 s of kernel time on first touch, which would otherwise fall
@@ -55,6 +67,7 @@ import resource
 import statistics
 import sys
 import time
+import zlib
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
@@ -160,19 +173,30 @@ def peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024      # Linux: KiB
 
 
-def run_ours(sfen, time_limit, hash_mb, answer, threads=1):
+def run_ours(sfen, time_limit, hash_mb, answer, threads=1, seed=0, clear=False):
+    """Our solve of one problem, its salts drawn from `seed`; with `clear`, the part of
+    the table it used is emptied afterwards (not timed), so that the next run with the
+    same salts finds none of its entries."""
     from tsume.pipeline import solve
     from tsume.position import Position
+    from tsume.solver import shared_solver
+    from tsume.tt import CLUSTER
+    solver = shared_solver(hash_mb)
+    solver.reseed(seed)
     row = {}
     _analysis[0] = 0.0
     t = time.perf_counter()
     try:
-        r = solve(Position.from_sfen(sfen), time_limit=time_limit, hash_mb=hash_mb,
+        r = solve(Position.from_sfen(sfen), time_limit=time_limit, solver=solver,
                   answer=answer, yozume=False, threads=threads)
     except Exception as exc:                                    # noqa: BLE001
         row.update(verdict=f"error: {type(exc).__name__}: {exc}"[:80])
         r = None
     row["seconds"] = time.perf_counter() - t
+    if clear:
+        used = solver.clusters * CLUSTER      # (grown, never shrunk, within a problem)
+        for array in solver.full_table:
+            array[:used] = 0
     row["analysis s"] = _analysis[0]
     if r is not None:
         row["verdict"] = r.status if r.status != "unknown" else f"unknown ({r.reason})"
@@ -264,11 +288,19 @@ def run_peer(cls_name, sfen, time_limit, mem_mb):
     return out
 
 
-def run_problem(problem, time_limit, hash_mb, peers, answer, peer_mem=0, threads=1):
-    """One problem, ours then the peers; returns the problem dict with the results."""
+def run_problem(problem, time_limit, hash_mb, peers, answer, peer_mem=0, threads=(1,), seed=0):
+    """One problem, ours (once per count of `threads`, in turn: see the module's note)
+    then the peers; returns the problem dict with the results: "ours" the first
+    count's, "threads" {count: result} the others'."""
     _setup(hash_mb)
     out = dict(problem)
-    out["ours"] = run_ours(problem["sfen"], time_limit, hash_mb, answer, threads)
+    seed = zlib.crc32(f"{seed}:{problem['set']}:{problem['id']}".encode())
+    turn = problem["num"] % len(threads)
+    runs = {n: run_ours(problem["sfen"], time_limit, hash_mb, answer, n, seed,
+                        clear=len(threads) > 1)
+            for n in threads[turn:] + threads[:turn]}
+    out["ours"] = runs[threads[0]]
+    out["threads"] = {n: runs[n] for n in threads[1:]}
     out["peers"] = ({name: run_peer(name, problem["sfen"], time_limit, peer_mem) for name in PEERS}
                     if peers else {})
     return out
@@ -314,7 +346,31 @@ _RULE_STATUS = {"not counted": "settled", "not fully evaluated (budget)": "open"
                 "not evaluated (budget)": "budget", "counted": "off"}
 
 
-def summary(name, done, time_limit, peers):
+def _settled(o):
+    return o.get("mate") or o.get("nomate")
+
+
+def threads_summary(done, first, count):
+    """`count` threads against `first` over the problems both settle (run_problem)."""
+    both = [(p["ours"], p["threads"][count]) for p in done
+            if count in p.get("threads", {}) and _settled(p["ours"]) and _settled(p["threads"][count])]
+    if not both:
+        return f"{count} threads vs {first}: none both settled"
+    differ = sum(a["verdict"] != b["verdict"] for a, b in both)
+    parts = []
+    for label, pairs in (("", both), (f"; {first} thread(s) >= 1 s", [(a, b) for a, b in both
+                                                                    if a["seconds"] >= 1])):
+        if not pairs:
+            continue
+        ta, tb = sum(a["seconds"] for a, _ in pairs), sum(b["seconds"] for _, b in pairs)
+        median = statistics.median(b["seconds"] / max(a["seconds"], 1e-9) for a, b in pairs)
+        parts.append(f"{label}{' ' if label else ''}({len(pairs)}) total {tb:.1f}s against "
+                     f"{ta:.1f}s = {tb / max(ta, 1e-9):.3f}, median {median:.2f}")
+    return (f"{count} threads vs {first} ({len(both)} both settle, verdicts differ on "
+            f"{differ}): " + "".join(parts))
+
+
+def summary(name, done, time_limit, peers, threads=(1,)):
     n = len(done)
     ours_solved = [p for p in done if p["ours"].get("mate")]
     kh = [p["kh"] for p in done if p["kh"]]
@@ -363,15 +419,17 @@ def summary(name, done, time_limit, peers):
                 text += (f" (proof only: total {sum(proof_s):.2f}s, median {statistics.median(proof_s):.3f}s, "
                          f"ours/peer {sum(proof_s) / max(sum(peer_s), 1e-9):.2f})")
             parts.append(text)
+    parts += [threads_summary(done, threads[0], count) for count in threads[1:]]
     return " | ".join(parts)
 
 
 def write_report(path, results, args, elapsed, final):
     sets = [s for s in args.sets if results.get(s)]
-    lines_sum = [summary(s, sorted(results[s], key=lambda p: p["num"]), args.time_limit, not args.no_peers)
+    lines_sum = [summary(s, sorted(results[s], key=lambda p: p["num"]), args.time_limit, not args.no_peers,
+                         args.threads)
                  for s in sets]
     settings = (f"time limit {args.time_limit:g}s, hash {args.hash} MB, jobs {args.jobs}, "
-                f"threads {args.threads}, "
+                f"threads {','.join(map(str, args.threads))}, seed {args.seed}, "
                 f"peers {'off' if args.no_peers else 'on'}, answer {'off' if args.no_answer else 'on'}, "
                 f"wall {elapsed:.0f}s{'' if final else ' (incomplete)'}")
     if path.suffix == ".tsv":
@@ -408,7 +466,9 @@ def progress(p):
     print(f"{p['id']:16} {o['verdict']:24} len={o.get('length', '-')}/{o.get('strict', '-')}"
           f"{'' if o.get('exact') or not o.get('mate') else '(not exact)'} pub={p['published']} "
           f"{o['seconds']:.2f}s (analysis {o['analysis s']:.2f}s) {o.get('nodes', 0):,} nodes "
-          f"{o['peak RSS MB']:.0f}MB | {peers} | KH {kh_txt}", flush=True)
+          f"{o['peak RSS MB']:.0f}MB | {peers} | KH {kh_txt}"
+          + "".join(f" | {n} threads: {q['verdict']} {q['seconds']:.2f}s {q.get('nodes', 0):,} nodes"
+                    for n, q in p.get("threads", {}).items()), flush=True)
 
 
 # ------------------------------------------------------------------ main
@@ -422,6 +482,13 @@ def available_mb():
     return None
 
 
+def _counts(text):
+    counts = tuple(int(part) for part in text.split(",") if part.strip())
+    if not counts or min(counts) < 1 or len(set(counts)) != len(counts):
+        raise argparse.ArgumentTypeError(f"thread counts, distinct and at least 1: {text!r}")
+    return counts
+
+
 def main():
     ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--sets", default="zuko,musou,long", help="comma-separated: zuko,musou,long,hard")
@@ -429,7 +496,10 @@ def main():
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per problem and solver")
     ap.add_argument("--hash", type=int, default=4096, help="our table size in MB")
     ap.add_argument("--jobs", type=int, default=1, help="problems in parallel, one process each")
-    ap.add_argument("--threads", type=int, default=1, help="our search threads (solve(threads=))")
+    ap.add_argument("--threads", type=_counts, default=(1,),
+                    help="our search threads (solve(threads=)); several, e.g. 1,2: each problem "
+                         "solved with each in turn, the same salts (see the module's note)")
+    ap.add_argument("--seed", type=int, default=0, help="draws the problems' salts (see the module's note)")
     ap.add_argument("--no-peers", action="store_true", help="skip cshogi DfPn/OslDfPn")
     ap.add_argument("--peer-mem", type=int, default=4096,
                     help="address-space cap of each cshogi search in MB (0: none)")
@@ -462,7 +532,7 @@ def main():
     results = {s: [] for s in args.sets}
     start = time.perf_counter()
     task = (args.time_limit, args.hash, not args.no_peers, not args.no_answer, args.peer_mem,
-            args.threads)
+            args.threads, args.seed)
     try:
         if args.jobs == 1:
             _setup(args.hash)
