@@ -38,11 +38,12 @@ total and median seconds, ours and theirs, and the ratio of totals ours/peer (< 
 is faster), also for our proof search alone, since the peers only prove.
 
 Each problem is searched with salts of its own, drawn from its id and ``--seed``, so that
-a run repeats another's searches (as bench/ab.py does); another seed, other salts. ``--threads 1,2`` (several counts) solves every
-problem once per count, in turn (the first count first on one problem, the second on the
-next, ...), each with the same salts and a table cleared of the previous run's entries
-(not timed): the counts then differ by their threads only, neither by the salts (which
-move a long search's time by 2x either way) nor by the machine's drift between runs.
+a run repeats another's searches (as bench/ab.py does); another seed, other salts.
+``--threads 1,2`` (several counts) solves every problem once per count, in turn (the
+first count first on one problem, the second on the next, ...), each with the same
+salts and a table cleared of the previous run's entries (not timed): the counts then
+differ by their threads only, neither by the salts (which move a long search's time by
+2x either way) nor by the machine's drift between runs.
 The table and the summary are the first count's; the summary adds a line per other
 count: over the problems both settle, the verdicts that differ, total seconds and their
 ratio (issue #48's check: two threads against one), the median of the per-problem
