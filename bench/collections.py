@@ -45,9 +45,10 @@ salts and a table cleared of the previous run's entries (not timed): the counts 
 differ by their threads only, neither by the salts (which move a long search's time by
 2x either way) nor by the machine's drift between runs.
 The table and the summary are the first count's; the summary adds a line per other
-count: over the problems both settle, the verdicts that differ, total seconds and their
-ratio (issue #48's check: two threads against one), the median of the per-problem
-ratios, and the same over the problems that take the first count a second or more.
+count: over the problems both settle, the verdicts (and the exact lengths) that differ,
+total seconds and their ratio (issue #48's check: two threads against one), the median
+of the per-problem ratios, and the same over the problems that take the first count a
+second or more.
 
 The report is rewritten after every problem to --out: markdown, or TSV if the name ends
 in .tsv. Not timed: loading the numba cache and touching every page of our table (a
@@ -358,6 +359,9 @@ def threads_summary(done, first, count):
     if not both:
         return f"{count} threads vs {first}: none both settled"
     differ = sum(a["verdict"] != b["verdict"] for a, b in both)
+    exact = [(a, b) for a, b in both if a.get("exact") and b.get("exact")]
+    lengths = (f", exact lengths differ on {sum(a['length'] != b['length'] for a, b in exact)} of "
+               f"{len(exact)}" if exact else "")
     parts = []
     for label, pairs in (("", both), (f"; {first} thread(s) >= 1 s", [(a, b) for a, b in both
                                                                     if a["seconds"] >= 1])):
@@ -368,7 +372,7 @@ def threads_summary(done, first, count):
         parts.append(f"{label}{' ' if label else ''}({len(pairs)}) total {tb:.1f}s against "
                      f"{ta:.1f}s = {tb / max(ta, 1e-9):.3f}, median {median:.2f}")
     return (f"{count} threads vs {first} ({len(both)} both settle, verdicts differ on "
-            f"{differ}): " + "".join(parts))
+            f"{differ}{lengths}): " + "".join(parts))
 
 
 def summary(name, done, time_limit, peers, threads=(1,)):
