@@ -296,9 +296,9 @@ def run_problem(problem, time_limit, hash_mb, peers, answer, peer_mem=0, threads
     count's, "threads" {count: result} the others'."""
     _setup(hash_mb)
     out = dict(problem)
-    seed = zlib.crc32(f"{seed}:{problem['set']}:{problem['id']}".encode())
+    salts = zlib.crc32(f"{seed}:{problem['set']}:{problem['id']}".encode())
     turn = problem["num"] % len(threads)
-    runs = {n: run_ours(problem["sfen"], time_limit, hash_mb, answer, n, seed,
+    runs = {n: run_ours(problem["sfen"], time_limit, hash_mb, answer, n, salts,
                         clear=len(threads) > 1)
             for n in threads[turn:] + threads[:turn]}
     out["ours"] = runs[threads[0]]
