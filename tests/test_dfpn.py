@@ -8,6 +8,7 @@ cshogi = pytest.importorskip("cshogi")
 
 from shared_data import rows  # noqa: E402
 from tsume.position import Position  # noqa: E402
+from tsume import movegen  # noqa: E402
 from tsume.movegen import hand_after_moves  # noqa: E402
 from tsume.pieces import held_pieces  # noqa: E402
 from tsume.lines import to_usi as _to_usi  # noqa: E402
@@ -551,3 +552,49 @@ def test_a_search_that_expects_no_mate_disproves_with_the_checks_as_first_dn():
         pn, dn, _, _ = solver.search(pos, 2_000_000, expect_no_mate=True)
         assert pn == 0, sfen
         assert_line_mates_under_cshogi(sfen, solver.mating_line(pos))
+
+
+def test_a_search_of_one_check_answers_for_that_check_alone():
+    """Solver.search(only=check), the 余詰 check's question: its replies searched as one
+    defender node. Every check of 3- and 5-ply problems, against the replies asked one
+    by one (escapes iff a reply is disproven, mates iff every reply is proven; both
+    settled), a proven one's every reply replayed by cshogi from its line; and the root
+    keeps no entry of its own (a check that fails is no disproof of the position)."""
+    solver, oracle = Solver(hash_mb=64, seed=1), Solver(hash_mb=64, seed=2)
+    compared = mates = escapes = 0
+    for sfen, *_ in _rows("tanuki_generated.tsv", 12, seed=3) + _rows("yo_mate5.tsv", 8, seed=3):
+        pos = Position.from_sfen(sfen)
+        attacker = pos.side_to_move
+        solver.new_problem()
+        for check in movegen.check_moves_of(pos):
+            pn, dn, _, length = solver.search(pos, 60_000, expect_no_mate=True, only=check)
+            after = pos.copy()
+            after.push(check)
+            verdicts = []
+            for reply in movegen.legal_moves_of(after):
+                child = after.copy()
+                child.push(reply)
+                oracle.new_problem()
+                rpn, rdn, _, _ = oracle.search(child, 60_000)
+                verdicts.append("mate" if rpn == 0 else "escape" if rdn == 0 else "open")
+                if pn == 0:
+                    line = solver.mating_line(child)
+                    assert line, (sfen, check, reply)
+                    assert_line_mates_under_cshogi(child.sfen(), line)
+                    assert solver.proof_length(child, attacker) <= length - 2
+            assert not (pn == 0 and dn == 0)
+            if pn == 0:
+                assert "escape" not in verdicts, (sfen, check)
+            if dn == 0:
+                assert "escape" in verdicts or "open" in verdicts, (sfen, check)
+                escapes += 1
+            if pn == 0 or dn == 0:
+                compared += 1
+                mates += pn == 0
+                if "open" not in verdicts:
+                    assert (pn == 0) == ("escape" not in verdicts), (sfen, check)
+            entry = solver.probe(pos, attacker)
+            assert entry is None or entry.dn != 0, (sfen, check)
+        solver.new_problem()
+        assert solver.search(pos, 2_000_000)[0] == 0, sfen
+    assert compared > 100 and mates > 5 and escapes > 50, (compared, mates, escapes)

@@ -58,6 +58,28 @@ def test_threaded_answer_is_the_answer_of_one_thread(threads_from_the_start):
             assert two.moves == one.moves, cols[2]
 
 
+def test_threads_answer_the_yozume_question_as_one_thread(threads_from_the_start):
+    """Solver.search(only=check) in threads (the helpers search the same one-check
+    root, whose result is read from the check's entry when a helper settles it): the
+    verdicts of one thread."""
+    from tsume import movegen
+    settled = 0
+    solvers = (Solver(hash_mb=32, seed=1), Solver(hash_mb=32, seed=2))
+    solvers[1].threads = 2
+    for cols in rows("tanuki_generated.tsv", 8, seed=29):
+        position = Position.from_sfen(cols[0])
+        for check in movegen.check_moves_of(position):
+            verdicts = []
+            for solver in solvers:
+                solver.new_problem()
+                pn, dn, _, _ = solver.search(position, 200_000, expect_no_mate=True, only=check)
+                verdicts.append("mate" if pn == 0 else "escape" if dn == 0 else "open")
+            if "open" not in verdicts:
+                assert verdicts[0] == verdicts[1], (cols[2], check)
+                settled += 1
+    assert settled > 30
+
+
 def test_a_stop_ends_every_thread():
     bare_king = "7k1/9/9/9/9/9/9/9/9 b B2G2SL2P2rb2g2s4n3l16p 1"   # no mate, and hard
     solver = Solver(hash_mb=64)

@@ -84,7 +84,9 @@ CTRL_NO_DEPTH_TERM = 5     # caller: != 0 drops the depth term of first proof nu
 CTRL_COUNT_CHECKS = 6      # caller: != 0 (a search that expects no mate): a new attacker
                            # node's first dn is its number of checks (_evaluate_child)
 CTRL_VARIANT = 7           # caller: != 0 for a helper thread's search (see _search)
-CONTROL_SIZE = 8
+CTRL_ROOT_MOVE = 8         # caller: != 0 (a check of the root): the root stands for that
+                           # check alone (see _search)
+CONTROL_SIZE = 9
 # The rows of the per-ply `frames` array (one column per ply of the search path).
 (F_NMOVES, F_THPN, F_THDN, F_BEST, F_CAPTURED, F_PATH, F_TKEY, F_START_NODES, F_CHECKER,
  F_ANCESTORS, F_PHAND) = range(11)
@@ -561,6 +563,16 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
 
 
 @njit(cache=True, inline="always")
+def _keep_only(moves, n, move):
+    """moves[:n] cut to `move` alone: 1 if it is among them (now moves[0]), else 0."""
+    for i in range(n):
+        if moves[i] == move:
+            moves[0] = move
+            return 1
+    return 0
+
+
+@njit(cache=True, inline="always")
 def _evaluate_child(board, hands, state, keys, thands, vals, salt, known_salt, attacker,
                     or_node, child_remaining, frames, on_path, ply, i, m, scratch, buf, look,
                     work_pn, work_dn, work_hand, work_len, work_rep, rule, checker,
@@ -843,6 +855,17 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
     # main one the first: threads on one root then part ways wherever the numbers tie,
     # and each finds in the shared table what the other settled.
     variant = control[CTRL_VARIANT] != 0
+    # A root that stands for one of its checks (control[CTRL_ROOT_MOVE]: the 余詰 check
+    # asks whether another check than the author's mates, answer.py) searches that
+    # check's replies as one defender node. Its results are not the position's, so it
+    # is not stored; nor is it a position of the path (keys 0), as if the replies
+    # were roots: a line through it again is no repetition. (A path-dependent disproof
+    # that a plain search from the same root stored below it still counts the root as
+    # on the path: at worst a detour back to it, a 迂回, then goes unreported.)
+    only = control[CTRL_ROOT_MOVE]
+    if only != 0:
+        tkey[0] = _0
+        path[0] = _0
     # How many positions of the path fall in each slot (first half: by position key,
     # second half: by board key): a repetition test scans the path only when its slot
     # is taken, not at every child of a long line. All zero between calls (every
@@ -860,6 +883,8 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
             moves = work_moves[ply]
             if or_node:
                 n = check_moves(board, hands, state, moves)
+                if ply == 0 and only != 0:
+                    n = _keep_only(moves, n, only)
             else:
                 n = evasions(board, hands, state, moves, EVERY_REPLY)
             nmoves[ply] = n
@@ -1010,7 +1035,9 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
                     proof_hand = _disproof_hand(board, hands, attacker, or_node, work_moves[ply],
                                                 work_hand[ply], work_dn[ply], work_rep[ply],
                                                 work_len[ply], n, length)
-            if not rep_dep:
+            if ply == 0 and only != 0:
+                pass                # (not the position's result: see `only` above)
+            elif not rep_dep:
                 tt_store(keys, thands, vals, generation, tkey[ply], proof_hand, pn, dn,
                          nodes - start_nodes[ply] + 1, length)
             elif ply > 0:
@@ -1069,7 +1096,7 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
         # The root's mate in three is not what proved the root (a mate in one was
         # found after it), or nothing did.
         small[LINE_LEN] = 0
-        if root_pn == 0 and control[CTRL_WANT_LINE] != 0:
+        if root_pn == 0 and control[CTRL_WANT_LINE] != 0 and only == 0:
             # Read here, not in a call of its own: the entries and the code it needs are
             # still in the caches (on tanuki_generated that was a fifth of solve's
             # time). (The frames, moves and lookup words are free now: scratch.)
