@@ -29,33 +29,36 @@ _YOZUME_PASSES = (2_000, 20_000)
 
 class _Alternative:
     """Another check at an attacker turn of the main line, as the 余詰 check asks it:
-    the position after it, its replies' positions (made when it is first asked: a
-    long line has thousands of alternatives, and the deadline may come first), those
-    not yet settled (`open`; None: not asked yet), whether one escapes (a 紛れ), and
-    the longest mate found after the others."""
+    the main-line position it is played from, the positions after its replies that no
+    proof is known for yet (`open`; None: not asked yet), and what the asking found:
+    `mates` None (open), True (every reply is mated; `length`: the plies of that proof
+    from `before`, the check included) or False (a reply escapes: a 紛れ)."""
 
-    __slots__ = ("ply", "move", "after", "replies", "open", "escapes", "worst", "longest",
-                 "main_keys")
+    __slots__ = ("ply", "before", "move", "open", "mates", "length", "main_keys")
 
     def __init__(self, ply, pos, move, main_keys):
         self.ply, self.move, self.main_keys = ply, move, main_keys
-        self.after = pos.copy()
-        self.after.push(move)
-        self.replies = self.open = None
-        self.escapes = False
-        self.worst, self.longest = 0, None
+        self.before = pos.copy()
+        self.open = self.mates = self.length = None
 
     def unsettled(self):
-        return not self.escapes and (self.open is None or bool(self.open))
+        return self.mates is None
 
-    def make_replies(self):
-        """Make the replies' positions, all open."""
-        self.replies = {}
-        for reply in movegen.legal_moves_of(self.after):
-            child = self.after.copy()
+    def after(self):
+        """The position after the check."""
+        after = self.before.copy()
+        after.push(self.move)
+        return after
+
+    def replies(self):
+        """{reply: the position after it} of the check."""
+        after = self.after()
+        out = {}
+        for reply in movegen.legal_moves_of(after):
+            child = after.copy()
             child.push(reply)
-            self.replies[reply] = child
-        self.open = list(self.replies)
+            out[reply] = child
+        return out
 
 
 class OutOfBudget(Exception):
@@ -463,7 +466,7 @@ class AnswerFinder:
                 break
         found = []
         for alternative in alternatives:
-            if alternative.escapes:
+            if alternative.mates is False:
                 continue
             entry = (self._mating_entry(alternative) if not alternative.unsettled() else
                      {"kind": "unchecked", "length": None, "line": None, "budget": budget})
@@ -472,39 +475,42 @@ class AnswerFinder:
         return found
 
     def _ask(self, alternative, nodes):
-        """One pass over an alternative's open replies with `nodes` each (the table
-        keeps what each pass learned); False when the deadline stops it."""
+        """One pass over an alternative with `nodes` for each reply not yet mated: its
+        replies searched as one defender node (Solver.search's `only`), so that df-pn
+        spends the nodes where the alternative is nearest a verdict (mostly one
+        reply's escape), and a later pass goes on from what the table keeps; False
+        when the deadline stops it."""
         if alternative.open is None:
             if self.deadline is not None and time.perf_counter() >= self.deadline:
                 return False
-            alternative.make_replies()
-        still_open = []
-        for i, reply in enumerate(alternative.open):
-            if self.deadline is not None and time.perf_counter() >= self.deadline:
-                alternative.open = still_open + alternative.open[i:]
-                return False
-            pn, dn, _, length = self.solver.search(alternative.replies[reply], nodes,
-                                                   deadline=self.deadline, expect_no_mate=True)
-            if dn == 0:
-                alternative.escapes = True          # 紛れ: the defender escapes this check
-                alternative.open = []
-                return True
-            if pn != 0:
-                still_open.append(reply)
-            elif alternative.longest is None or int(length) + 2 > alternative.worst:
-                alternative.worst, alternative.longest = int(length) + 2, reply
-        alternative.open = still_open
-        return True
+            alternative.open = list(alternative.replies().values())
+        pn, dn, reason, length = self.solver.search(
+            alternative.before, nodes * max(1, len(alternative.open)), deadline=self.deadline,
+            expect_no_mate=True, only=alternative.move)
+        if dn == 0:
+            alternative.mates = False           # 紛れ: the defender escapes this check
+        elif pn == 0:
+            alternative.mates, alternative.length = True, int(length)
+        else:
+            alternative.open = [child for child in alternative.open
+                                if self.solver.proof_length(child, self.attacker) is None]
+        return reason != "time limit"
 
     def _mating_entry(self, alternative):
         """The entry of an alternative every reply of which is mated (or with none)."""
         first = notation.move_to_usi(alternative.move)
-        replies, longest, worst = alternative.replies, alternative.longest, alternative.worst
+        after = alternative.after()
+        replies = alternative.replies()
         if not replies:
             return {"kind": "yozume", "length": 1, "line": [first], "budget": None}
+        # The reply the proof holds out longest against (the proof's length says how
+        # long; a reply whose entry the table lost counts as short).
+        lengths = {reply: self.solver.proof_length(child, self.attacker) or 0
+                   for reply, child in replies.items()}
+        longest = max(lengths, key=lengths.get)
         # 迂回: does the alternative's own line come back to the main line?
         child = replies[longest]
-        seen = [alternative.after.key(), child.key()]
+        seen = [after.key(), child.key()]
         sub = self.solver.mating_line(child) or []
         cur = child.copy()
         for u in sub:
@@ -514,4 +520,4 @@ class AnswerFinder:
         # The line shown for it: the longest reply found and the table's line after it
         # (None if the table lost it: the proof stands, its line is not at hand).
         line = [first, notation.move_to_usi(longest)] + list(sub) if sub else None
-        return {"kind": kind, "length": worst, "line": line, "budget": None}
+        return {"kind": kind, "length": alternative.length, "line": line, "budget": None}
