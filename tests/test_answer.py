@@ -221,7 +221,9 @@ def test_mated_within_agrees_with_a_full_cshogi_minimax(monkeypatch):
     each reply a small budget first and a larger one to those still open. With a first
     cap of 0 nodes (every reply left open) and a second of 1, its verdict on every
     check of 5-ply tanuki problems, within 4 and 2 plies, must be that of a full
-    minimax in cshogi (every check tried, every reply, cshogi's mate test)."""
+    minimax in cshogi (every check tried, every reply, cshogi's mate test); so must
+    check_mates_within's (the same question asked of the check, its replies searched
+    as one defender node)."""
     from oracle import every_check
     from tsume import answer, movegen, notation
     monkeypatch.setattr(answer, "_WIDENING", (0, 1, None))
@@ -247,12 +249,17 @@ def test_mated_within_agrees_with_a_full_cshogi_minimax(monkeypatch):
         solver = Solver(hash_mb=16, seed=0)
         solver.new_problem()
         finder = answer.AnswerFinder(solver, root)
+        other = Solver(hash_mb=16, seed=1)
+        other.new_problem()
+        by_check = answer.AnswerFinder(other, root)
         for move in movegen.check_moves_of(root):
             child = root.copy()
             child.push(move)
             for plies in (4, 2):
                 ours = finder.mated_within(child, plies)
                 assert ours == oracle_mated_within(child.sfen(), plies), \
+                    (cols[2], notation.move_to_usi(move), plies)
+                assert by_check.check_mates_within(root, move, plies + 1) == ours, \
                     (cols[2], notation.move_to_usi(move), plies)
                 verdicts.add(ours)
     assert verdicts == {True, False}

@@ -265,6 +265,34 @@ class AnswerFinder:
                 break
         return True
 
+    def check_mates_within(self, pos, check, depth):
+        """Attacker to move: does `check` force mate within `depth` plies (the check
+        included)? mated_within of the position after it, its replies searched as one
+        defender node (Solver.search's `only`), so the nodes go where the check is
+        nearest a verdict: a small budget for each reply first, then larger ones (the
+        table keeps what each pass learned); raises OutOfBudget when undecided."""
+        after = pos.copy()
+        after.push(check)
+        if depth < 3:
+            return self.mated_within(after, depth - 1)
+        replies = max(1, len(movegen.legal_moves_of(after)))
+        for cap in _WIDENING:
+            if self.deadline is not None and time.perf_counter() >= self.deadline:
+                raise OutOfBudget
+            left = self.stop_at - self.solver.nodes
+            if left <= 0:
+                raise OutOfBudget
+            budget = min(left, (self.query_nodes if cap is None else cap) * replies)
+            if budget == 0:
+                continue
+            pn, dn, _, _ = self.solver.search(pos, budget, deadline=self.deadline,
+                                              max_depth=depth, salt=self.salt, only=check)
+            if pn == 0:
+                return True
+            if dn == 0:
+                return False
+        raise OutOfBudget
+
     def reprover(self, total_nodes):
         """reprove(pos, plies) for line_of_length once the analysis's node budget is
         spent (its deadline still holds): a search within `plies` (in the analysis namespace, where its proof stays
@@ -354,9 +382,9 @@ class AnswerFinder:
                 first_only = _never_empties(cur, self.attacker, n)
                 candidates = []
                 for move in checks:
-                    child = cur.copy()
-                    child.push(move)
-                    if self.mated_within(child, n - 1):
+                    if self.check_mates_within(cur, move, n):
+                        child = cur.copy()
+                        child.push(move)
                         candidates.append((move, child))
                         if first_only:
                             break
