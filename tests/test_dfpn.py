@@ -559,8 +559,11 @@ def test_a_search_of_one_check_answers_for_that_check_alone():
     defender node. Every check of 3- and 5-ply problems, against the replies asked one
     by one (escapes iff a reply is disproven, mates iff every reply is proven; both
     settled), a proven one's every reply replayed by cshogi from its line; and the root
-    keeps no entry of its own (a check that fails is no disproof of the position)."""
+    keeps no entry of its own (a check that fails is no disproof of the position). The
+    same question asked of the position after the check (Solver.search(defender=True),
+    the 無駄合 rule's question) gives the same verdict where both settle."""
     solver, oracle = Solver(hash_mb=64, seed=1), Solver(hash_mb=64, seed=2)
+    by_node = Solver(hash_mb=64, seed=3)
     compared = mates = escapes = 0
     for sfen, *_ in _rows("tanuki_generated.tsv", 12, seed=3) + _rows("yo_mate5.tsv", 8, seed=3):
         pos = Position.from_sfen(sfen)
@@ -583,6 +586,16 @@ def test_a_search_of_one_check_answers_for_that_check_alone():
                     assert_line_mates_under_cshogi(child.sfen(), line)
                     assert solver.proof_length(child, attacker) <= length - 2
             assert not (pn == 0 and dn == 0)
+            by_node.new_problem()
+            npn, ndn, _, nlength = by_node.search(after, 60_000, expect_no_mate=True,
+                                                  defender=True)
+            if (npn == 0 or ndn == 0) and (pn == 0 or dn == 0):
+                assert (npn == 0) == (pn == 0), (sfen, check)
+            if npn == 0:
+                assert "escape" not in verdicts and nlength >= 0, (sfen, check)
+                assert by_node.proof_length(after, attacker) is not None, (sfen, check)
+            if ndn == 0:
+                assert "escape" in verdicts or "open" in verdicts, (sfen, check)
             if pn == 0:
                 assert "escape" not in verdicts, (sfen, check)
             if dn == 0:

@@ -23,9 +23,9 @@ copy of the search, which the plain solve path does not need.
 import numpy as np
 from numba import njit
 
-from .dfpn import (CTRL_COUNT_CHECKS, CTRL_NO_DEPTH_TERM, CTRL_FRESH_SALT, CTRL_ROOT_MOVE,
-                   CTRL_STOP, CTRL_UNKNOWN_FUTILITY, CTRL_WANT_LINE, LINE_HAND, LINE_LEN,
-                   STOP_DEPTH, _carve, _search)
+from .dfpn import (CTRL_COUNT_CHECKS, CTRL_DEFENDER_ROOT, CTRL_NO_DEPTH_TERM, CTRL_FRESH_SALT,
+                   CTRL_ROOT_MOVE, CTRL_STOP, CTRL_UNKNOWN_FUTILITY, CTRL_WANT_LINE, LINE_HAND,
+                   LINE_LEN, STOP_DEPTH, _carve, _search)
 from .solver import DEPTH_TERM_NODES, FIRST_CLUSTERS, GROWTH, SLICE_NODES
 from .tt import CLUSTER, NO_LIMIT, tt_grow
 
@@ -84,6 +84,7 @@ def prove_many(boards, hands, states, keys, thands, vals, salts, start, max_node
         control[CTRL_WANT_LINE] = 1
         control[CTRL_UNKNOWN_FUTILITY] = 0
         control[CTRL_ROOT_MOVE] = 0
+        control[CTRL_DEFENDER_ROOT] = 0
         clusters = first
         nodes = _0
         pn = dn = np.int64(1)

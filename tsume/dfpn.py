@@ -86,7 +86,9 @@ CTRL_COUNT_CHECKS = 6      # caller: != 0 (a search that expects no mate): a new
 CTRL_VARIANT = 7           # caller: != 0 for a helper thread's search (see _search)
 CTRL_ROOT_MOVE = 8         # caller: != 0 (a check of the root): the root stands for that
                            # check alone (see _search)
-CONTROL_SIZE = 9
+CTRL_DEFENDER_ROOT = 9     # caller: != 0: the root is a defender node (the defender to
+                           # move, in check): is he mated?
+CONTROL_SIZE = 10
 # The rows of the per-ply `frames` array (one column per ply of the search path).
 (F_NMOVES, F_THPN, F_THDN, F_BEST, F_CAPTURED, F_PATH, F_TKEY, F_START_NODES, F_CHECKER,
  F_ANCESTORS, F_PHAND) = range(11)
@@ -802,7 +804,9 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
     Depth: a proof is stored with its length and used only where that many plies
     remain; a disproof caused by the depth limit is stored with the depth it holds to
     (work_len carries the same for children in the frames)."""
-    attacker = state[SIDE]
+    # (A defender root: the defender to move, so the AND nodes are the even plies.)
+    defender_root = control[CTRL_DEFENDER_ROOT] != 0
+    attacker = state[SIDE] ^ 1 if defender_root else state[SIDE]
     generation = np.int32(salt & 0x3FFFFFFF)   # entries of this problem (see tt.py)
     # Every buffer comes from the caller (new_workspace): this kernel and all it calls
     # are compiled without numba's reference counting (see movegen.py), so none of
@@ -879,7 +883,7 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
             # ---- expand the node at `ply`: generate children, give each a value
             expand = False
             start_nodes[ply] = nodes
-            or_node = ply % 2 == 0
+            or_node = (ply % 2 == 0) != defender_root
             moves = work_moves[ply]
             if or_node:
                 n = check_moves(board, hands, state, moves)
@@ -892,7 +896,7 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
             if not or_node:
                 _chain_drops(moves, n, work_next[ply], work_wait[ply], last_drop)
                 checker[ply] = _distant_checker(board, state, attacker) if rule else -1
-            if ply == 0 and max_depth >= 3 and not rule:
+            if ply == 0 and or_node and max_depth >= 3 and not rule:
                 # (work_len's row is scratch here: the children's values overwrite it.)
                 j = _root_mate_in_three(board, hands, state, keys, thands, vals, generation, salt,
                                         known_salt, attacker, moves, n, work_len[0], scratch,
@@ -930,7 +934,7 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
 
         # ---- the node's own numbers from its children
         n = nmoves[ply]
-        or_node = ply % 2 == 0
+        or_node = (ply % 2 == 0) != defender_root
         pn = np.int64(INF) if or_node else np.int64(0)
         dn = np.int64(0) if or_node else np.int64(INF)
         b = -1
@@ -1096,7 +1100,7 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
         # The root's mate in three is not what proved the root (a mate in one was
         # found after it), or nothing did.
         small[LINE_LEN] = 0
-        if root_pn == 0 and control[CTRL_WANT_LINE] != 0 and only == 0:
+        if root_pn == 0 and control[CTRL_WANT_LINE] != 0 and only == 0 and not defender_root:
             # Read here, not in a call of its own: the entries and the code it needs are
             # still in the caches (on tanuki_generated that was a fifth of solve's
             # time). (The frames, moves and lookup words are free now: scratch.)

@@ -26,9 +26,9 @@ from typing import NamedTuple
 import numpy as np
 
 from . import movegen, notation
-from .dfpn import (CONTROL_SIZE, CTRL_COUNT_CHECKS, CTRL_FRESH_SALT, CTRL_NO_DEPTH_TERM,
-                   CTRL_PATH_SALT, CTRL_ROOT_MOVE, CTRL_STOP, CTRL_UNKNOWN_FUTILITY,
-                   CTRL_VARIANT, CTRL_WANT_LINE, FUTILITY_NAMESPACE,
+from .dfpn import (CONTROL_SIZE, CTRL_COUNT_CHECKS, CTRL_DEFENDER_ROOT, CTRL_FRESH_SALT,
+                   CTRL_NO_DEPTH_TERM, CTRL_PATH_SALT, CTRL_ROOT_MOVE, CTRL_STOP,
+                   CTRL_UNKNOWN_FUTILITY, CTRL_VARIANT, CTRL_WANT_LINE, FUTILITY_NAMESPACE,
                    KEEP_FUTILITY_NAMESPACE, LINE_HAND, LINE_LEN, MAX_PLY, PENDING_PATHS,
                    STOP_DEPTH, dfpn_search, extract_line, new_workspace, probe, store,
                    workspace_views)
@@ -195,7 +195,7 @@ class Solver:
         return bool(self.control[CTRL_STOP])
 
     def search(self, pos, max_nodes, deadline=None, max_depth=NO_LIMIT, salt=None, rule=False,
-               line=False, expect_no_mate=False, only=None):
+               line=False, expect_no_mate=False, only=None, defender=False):
         """df-pn from pos (attacker to move) until proven, disproven or out of budget,
         for a mate within max_depth plies. Returns (pn, dn, stop reason or None,
         length: of the proof, or the depth a disproof holds to). `max_nodes` and
@@ -212,12 +212,15 @@ class Solver:
         (CTRL_COUNT_CHECKS): disproofs take far fewer nodes, proofs somewhat more time.
         `only` (a check of pos, as an int) asks whether that check mates: its replies
         are searched as one defender node (CTRL_ROOT_MOVE), and pos itself gets no
-        entry (nor a line: read the check's from the table)."""
+        entry (nor a line: read the check's from the table). With `defender`, pos is a
+        defender node (the defender to move, in check; not in rule mode): is he mated
+        whatever he plays? Its replies are searched as one node (CTRL_DEFENDER_ROOT)."""
         salt = self.salt if salt is None else salt
         control = self.control
         control[CTRL_WANT_LINE] = line
         control[CTRL_COUNT_CHECKS] = expect_no_mate
         control[CTRL_ROOT_MOVE] = 0 if only is None else only
+        control[CTRL_DEFENDER_ROOT] = defender
         control[CTRL_UNKNOWN_FUTILITY] = 0
         account = self.budget           # the problem's (limits.Budget)
         if account.bounded:
@@ -523,6 +526,7 @@ class _Crew:
             mine[CTRL_NO_DEPTH_TERM] = control[CTRL_NO_DEPTH_TERM]
             mine[CTRL_COUNT_CHECKS] = control[CTRL_COUNT_CHECKS]
             mine[CTRL_ROOT_MOVE] = control[CTRL_ROOT_MOVE]
+            mine[CTRL_DEFENDER_ROOT] = control[CTRL_DEFENDER_ROOT]
             if control[CTRL_PATH_SALT] == self.salt:
                 mine[CTRL_PATH_SALT] = self.salt
             helper.base = helper.nodes
