@@ -75,54 +75,41 @@ class FutilityRule:
         self._disprove_searches = 0  # (no_mate_within's namespaces)
 
     # ------------------------------------------------------------ mate existence
-    def _attacker_mates(self, pos, cap=None):
-        """Attacker to move: the proof's length for a forced mate (any length), False
-        for none, None if the budget (the query's, or `cap` when smaller) did not
-        settle it."""
-        if self.deadline is not None and time.perf_counter() >= self.deadline:
-            raise RuleBudgetExceeded
-        left = self.query_nodes if self.stop_at is None else self.stop_at - self.solver.nodes
-        if left <= 0:
-            raise RuleBudgetExceeded
-        budget = min(self.query_nodes, left) if cap is None else min(self.query_nodes, left, cap)
-        pn, dn, _, length = self.solver.search(pos, budget, deadline=self.deadline)
-        if pn == 0:
-            return int(length)
-        if dn == 0:
-            return False
-        return None
-
     def _defender_mated(self, pos):
-        """Defender to move: a mate length bound if every reply is mated, False if one
-        escapes, None if undecided (one escape is enough for False, so an undecided
-        reply does not stop the others from being tried). A settled answer is written
-        to the main table, where the engine's rule mode reads it. Every reply first
-        gets a small budget (FIRST_PASS_NODES), so that an easy escape is found before
-        a hard reply spends the whole query budget."""
-        worst = 0
+        """Defender to move, in check: a mate length bound if every reply is mated,
+        False if one escapes, None if undecided. Its replies are searched as one
+        defender node (Solver.search's `defender`), so that the nodes go where the node
+        is nearest a verdict, mostly one reply's escape: first FIRST_PASS_NODES for
+        each reply, then the query budget for each reply not yet mated (the table
+        keeps what the first pass learned). A settled answer is written to the main
+        table, where the engine's rule mode reads it."""
         open_replies = []
         for move in movegen.legal_moves_of(pos):
             child = pos.copy()
             child.push(move)
             open_replies.append(child)
         for cap in (FIRST_PASS_NODES, None):
-            still_open = []
-            for child in open_replies:
-                mates = self._attacker_mates(child, cap)
-                if mates is False:
-                    self.solver.store(pos, self.attacker, proven=False)
-                    return False
-                if mates is None:
-                    still_open.append(child)
-                else:
-                    worst = max(worst, mates + 1)
-            open_replies = still_open
-            if not open_replies or FIRST_PASS_NODES >= self.query_nodes:
+            if self.deadline is not None and time.perf_counter() >= self.deadline:
+                raise RuleBudgetExceeded
+            budget = min(self.query_nodes, cap or self.query_nodes) * max(1, len(open_replies))
+            if self.stop_at is not None:
+                left = self.stop_at - self.solver.nodes
+                if left <= 0:
+                    raise RuleBudgetExceeded
+                budget = min(budget, left)
+            pn, dn, _, length = self.solver.search(pos, budget, deadline=self.deadline,
+                                                   defender=True)
+            if dn == 0:
+                self.solver.store(pos, self.attacker, proven=False)
+                return False
+            if pn == 0:
+                self.solver.store(pos, self.attacker, proven=True, length=int(length))
+                return int(length)
+            if FIRST_PASS_NODES >= self.query_nodes:
                 break
-        if open_replies:
-            return None
-        self.solver.store(pos, self.attacker, proven=True, length=worst)
-        return worst
+            open_replies = [child for child in open_replies
+                            if self.solver.proof_length(child, self.attacker) is None]
+        return None
 
     # ------------------------------------------------------------ futility
     def is_futile(self, pos, reply):
