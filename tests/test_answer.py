@@ -1,5 +1,7 @@
 """The composer's answer: exact length, main line by the tsume rules, 駒余り, 変同, 余詰."""
 
+import time
+
 import pytest
 
 from oracle import OutOfTime, cshogi_mates_within, cshogi_skipped_mates, proposer
@@ -703,3 +705,37 @@ def test_random_positions_agree_with_a_full_cshogi_minimax():
     # Enough of each kind that the checks above were exercised (about 120 and 360 of
     # the 1,000; most of the rest are unknown at 20K nodes: random hands are large).
     assert seen["short mates"] >= 80 and seen["nomate"] >= 250, seen
+
+
+def test_the_yozume_check_widens_its_passes_up_to_a_node_count():
+    """Given a node count to go up to (solve() gives one with a time limit and no cap:
+    limits.Budget.yozume_nodes), the 余詰 check does not stop at the last pass's nodes a
+    reply: the passes go on, each YOZUME_GROWTH times wider. tanuki-7-0079's alternatives,
+    asked with a last pass of 200 nodes a reply, leave two open; widened, all settle
+    (one more 余詰, the other a 紛れ), those settled before keep their verdicts, and
+    every 余詰 line found replays as a mate under cshogi."""
+    from tsume.answer import AnswerFinder
+    cols = next(c for c in _rows("tanuki_generated.tsv") if c[2] == "tanuki-7-0079")
+    root = Position.from_sfen(cols[0])
+    line = solve(root, yozume=False).moves
+
+    def check(widen):
+        solver = Solver(hash_mb=64, seed=0)
+        solver.new_problem()
+        finder = AnswerFinder(solver, root, deadline=time.perf_counter() + 120)
+        found = finder.yozume(line, 200, solver.nodes + 50_000_000 if widen else None)
+        return {(y["ply"], y["move"]): y for y in found}
+    capped, widened = check(False), check(True)
+    assert "nodes" in {y["budget"] for y in capped.values() if y["kind"] == "unchecked"}
+    assert "unchecked" not in {y["kind"] for y in widened.values()}
+    assert any(entry["line"] for entry in widened.values())
+    assert set(widened) <= set(capped)      # (none disproven there is listed here)
+    for key, entry in capped.items():
+        if entry["kind"] != "unchecked":
+            assert widened[key]["kind"] == entry["kind"], key
+    for (ply, _), entry in widened.items():
+        if entry["line"]:
+            board = cshogi.Board(cols[0])
+            for usi in line[:ply - 1]:
+                board.push_usi(usi)
+            assert_line_mates_under_cshogi(board.sfen(), entry["line"])

@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from shared_data import rows
 from tsume.cli import cli
-from tsume.limits import MAX_NODES, RULE_TIME_SHARE, Budget, Limits, available_cores
+from tsume.limits import (MAX_NODES, RULE_TIME_SHARE, YOZUME_NODES, YOZUME_SHARE, Budget,
+                          Limits, available_cores)
 from tsume.lines import verify_mating_line
 from tsume.movegen import MAX_MOVES
 from tsume.pipeline import solve
@@ -103,3 +104,14 @@ def test_the_mudaai_rule_leaves_time_for_the_yozume_check():
     both = Budget(Limits(time_limit=10.0, nodes=10**6))
     assert both.rule_until(True) == both.deadline
     assert Budget(Limits()).rule_until(True) is None
+
+
+def test_the_yozume_check_widens_only_with_a_time_limit_and_no_cap():
+    """--yozume-nodes caps the 余詰 check a reply; unless it is given, a problem with a
+    time limit lets the check go on past YOZUME_NODES a reply until it has taken
+    YOZUME_SHARE times what the problem took before it (or the deadline)."""
+    timed = Budget(Limits(time_limit=10.0))
+    assert timed.yozume_nodes(None, 1_000_000) == (YOZUME_NODES, 1_000_000 * (1 + YOZUME_SHARE))
+    assert timed.yozume_nodes(5_000, 1_000_000) == (5_000, None)
+    assert Budget(Limits()).yozume_nodes(None, 1_000_000) == (YOZUME_NODES, None)
+    assert Budget(Limits(nodes=10**7)).yozume_nodes(None, 1_000_000) == (YOZUME_NODES, None)

@@ -249,7 +249,7 @@ def test_flaws_are_grouped_per_ply_in_japanese(monkeypatch):
     assert "  1手目 ▲１二香 ほか1手で余詰 (7手で詰む)" in lines
     unchecked = next(line for line in lines if line.startswith("余詰未確認"))
     assert unchecked.startswith("余詰未確認 2手") and "1手目 1, 3手目 1" in unchecked
-    assert "--yozume-nodes per reply / time limit" in unchecked
+    assert "node budget / time limit" in unchecked
     # The line of the shortest one, cut after LINE_PLIES.
     rec["yozume"] = [{"ply": 1, "move": "P*1b", "kind": "yozume", "length": 3,
                       "line": ["P*1b", "1a1b", "L*1c"], "budget": None}]

@@ -13,6 +13,7 @@ verified line it already has.
 import time
 
 from . import movegen, notation
+from .limits import MAX_NODES, YOZUME_GROWTH
 from .solver import DEPTH_NAMESPACE, namespace
 
 # Nodes the out-of-budget fallback may still spend to read a line as long as the
@@ -457,19 +458,20 @@ class AnswerFinder:
         return longest[ends.index(best_end)], tied
 
     # ------------------------------------------------------------ 余詰
-    def yozume(self, line, nodes_per_try):
+    def yozume(self, line, nodes_per_try, widen_until=None):
         """Other checks that also mate, at every attacker turn but the last: entries
         {ply, move, kind, length, line, budget}. kind: yozume, ukai (its line comes back
         to a main-line position), unchecked. line: a mating line (USI) from the
         alternative, read from its proof (the defender's longest reply found, then the
         table's line), None when unchecked; budget: what left it unchecked ("time": the
-        deadline, "nodes": the per-reply budget), else None.
+        deadline, "nodes": the node budget), else None.
         One escaping reply settles an alternative (a 紛れ), and most have one that a few
         thousand nodes find. So the alternatives of the whole line are asked together,
-        in passes of widening budgets (_YOZUME_PASSES, then `nodes_per_try` a reply):
-        every alternative's easy answer comes before any hard one takes the time left,
-        where one hard alternative early in a long line would leave the hundreds after
-        it unchecked at the deadline."""
+        in passes of widening budgets (_YOZUME_PASSES, then `nodes_per_try` a reply,
+        then YOZUME_GROWTH times more at each pass while the solver's node count is
+        below `widen_until`, if given): every alternative's easy answer comes before any
+        hard one takes the time left, where one hard alternative early in a long line
+        would leave the hundreds after it unchecked at the deadline."""
         alternatives = []
         cur = self.root.copy()
         keys_after = []
@@ -485,13 +487,23 @@ class AnswerFinder:
                         alternatives.append(_Alternative(ply + 1, cur, move, main_keys))
             cur.push_usi(usi)
         budget = "nodes"
-        for nodes in sorted({min(nodes_per_try, n) for n in _YOZUME_PASSES} | {nodes_per_try}):
+        passes = sorted({min(nodes_per_try, n) for n in _YOZUME_PASSES} | {nodes_per_try})
+        until = None                    # (the first passes: no node ceiling)
+        while passes:
+            nodes = passes.pop(0)
+            before = self.solver.nodes
             for alternative in alternatives:
-                if alternative.unsettled() and not self._ask(alternative, nodes):
+                if until is not None and self.solver.nodes >= until:
+                    break
+                if alternative.unsettled() and not self._ask(alternative, nodes, until):
                     budget = "time"
                     break
-            if budget == "time":
+            if budget == "time" or not any(a.unsettled() for a in alternatives):
                 break
+            # (A pass that searched nothing met the problem's node limit: none follows.)
+            if not passes and widen_until is not None and before < self.solver.nodes < widen_until:
+                until = widen_until
+                passes.append(min(nodes * YOZUME_GROWTH, MAX_NODES))
         found = []
         for alternative in alternatives:
             if alternative.mates is False:
@@ -502,18 +514,21 @@ class AnswerFinder:
             found.append(entry)
         return found
 
-    def _ask(self, alternative, nodes):
-        """One pass over an alternative with `nodes` for each reply not yet mated: its
-        replies searched as one defender node (Solver.search's `only`), so that df-pn
-        spends the nodes where the alternative is nearest a verdict (mostly one
-        reply's escape), and a later pass goes on from what the table keeps; False
-        when the deadline stops it."""
+    def _ask(self, alternative, nodes, until=None):
+        """One pass over an alternative with `nodes` for each reply not yet mated (and
+        at most up to the solver's node count `until`): its replies searched as one
+        defender node (Solver.search's `only`), so that df-pn spends the nodes where
+        the alternative is nearest a verdict (mostly one reply's escape), and a later
+        pass goes on from what the table keeps; False when the deadline stops it."""
         if alternative.open is None:
             if self.deadline is not None and time.perf_counter() >= self.deadline:
                 return False
             alternative.open = list(alternative.replies().values())
+        budget = min(MAX_NODES, nodes * max(1, len(alternative.open)))
+        if until is not None:
+            budget = min(budget, until - self.solver.nodes)
         pn, dn, reason, length = self.solver.search(
-            alternative.before, nodes * max(1, len(alternative.open)), deadline=self.deadline,
+            alternative.before, budget, deadline=self.deadline,
             expect_no_mate=True, only=alternative.move)
         if dn == 0:
             alternative.mates = False           # 紛れ: the defender escapes this check

@@ -17,7 +17,8 @@ the whole problem, not each phase. Invariants:
   of a second (Solver.search shrinks its slices near the deadline).
 
 Without limits, the answer's phases still stop somewhere: the ``ANALYSIS_*`` and
-``RULE_*`` defaults below size them from what the proof took.
+``RULE_*`` defaults below size them from what the proof took, and the 余詰 check
+stops at ``YOZUME_NODES`` a reply.
 """
 import math
 import os
@@ -47,8 +48,16 @@ LENGTH_TIME_SHARE = 0.5
 # for every other check along the line: most take a few thousand nodes each, and on
 # 図巧/無双 at 30 s the rule used to take all the time left.
 RULE_TIME_SHARE = 0.5
-# Nodes per defender reply of the 余詰 check of one alternative check.
+# Nodes per defender reply of the 余詰 check's last pass over the alternative checks
+# (Limits.yozume_nodes, the CLI's --yozume-nodes). Unless a cap is given, a problem
+# with a time limit goes on past it, each pass YOZUME_GROWTH times the last, until the
+# limit, a verdict for every alternative, or YOZUME_SHARE times the nodes the problem
+# took before the check: classics left alternatives open with time unused, and a share
+# of their own work (not the whole time) keeps a short problem whose one alternative
+# takes millions of nodes to refute from paying for it (bench/MEASUREMENTS.md).
 YOZUME_NODES = 100_000
+YOZUME_GROWTH = 4
+YOZUME_SHARE = 1
 # Without a node limit, the solution tree (tree.py, only when asked) may take this many
 # nodes, or TREE_PER_PROOF times the proof's, whichever is more.
 TREE_NODES = 20_000_000
@@ -71,7 +80,8 @@ class Limits:
     answer: bool = True              # the composer's answer; False: any verified mate;
                                      # or a level of ANSWER_LEVELS (see __post_init__)
     yozume: bool = True              # check every other check along the line (余詰)
-    yozume_nodes: int = YOZUME_NODES  # per alternative and defender reply
+    yozume_nodes: int | None = None  # per alternative and defender reply; None:
+                                     # YOZUME_NODES, widening with a time limit
     mudaai: bool = True              # futile interpositions are not counted (無駄合)
     tree: bool = False               # the solution tree with its 変化 (tree.py)
     tree_depth: int | None = None    # levels of 変化 in it (None: TREE_MAX_MOVES decides)
@@ -165,6 +175,15 @@ class Budget:
             return self.deadline
         now = time.perf_counter()
         return now + max(0.0, self.deadline - now) * RULE_TIME_SHARE
+
+    def yozume_nodes(self, cap, spent):
+        """(nodes a reply of the 余詰 check's last pass, the node count up to which
+        passes may go on past it, or None), the problem having taken `spent`: the cap
+        given, else YOZUME_NODES and, with a time limit, on until YOZUME_SHARE times
+        `spent` more (or the deadline)."""
+        if cap is not None or self.deadline is None:
+            return (YOZUME_NODES if cap is None else cap), None
+        return YOZUME_NODES, spent + YOZUME_SHARE * spent
 
     def tree_nodes(self, spent):
         """Nodes of the solution tree's questions, the problem having taken `spent`:

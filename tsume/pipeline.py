@@ -290,7 +290,8 @@ def _answer(solver, root, result, upper, limits, budget):
               for a in finder.last_move_alternatives]
     if limits.yozume:
         budget.enter("yozume", solver.nodes)
-        yozume = finder.yozume(moves, limits.yozume_nodes) + yozume
+        yozume = finder.yozume(moves, *budget.yozume_nodes(limits.yozume_nodes, solver.nodes)) \
+            + yozume
     result.moves, result.length, result.strict_length = list(moves), len(moves), len(strict)
     result.strict_moves = list(strict)
     result.exact, result.mudaai = exact, mudaai

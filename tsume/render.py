@@ -149,7 +149,7 @@ def _group(position, moves, ply, group, word, line=True):
     return text
 
 
-_BUDGETS = {"nodes": "--yozume-nodes per reply", "time": "time limit"}
+_BUDGETS = {"nodes": "node budget", "time": "time limit"}
 
 
 def _unchecked_line(unchecked):
