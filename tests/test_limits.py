@@ -115,3 +115,23 @@ def test_the_yozume_check_widens_only_with_a_time_limit_and_no_cap():
     assert timed.yozume_nodes(5_000, 1_000_000) == (5_000, None)
     assert Budget(Limits()).yozume_nodes(None, 1_000_000) == (YOZUME_NODES, None)
     assert Budget(Limits(nodes=10**7)).yozume_nodes(None, 1_000_000) == (YOZUME_NODES, None)
+
+
+def test_a_time_limit_does_not_count_loading_the_compiled_code(monkeypatch):
+    """The first solve() with a time limit in a process loads (after installing: compiles)
+    the compiled code before its clock starts, once: a fresh install's first problems
+    used to spend their limit compiling and end unknown, past the limit. Here the load
+    is made to take longer than the limit; the answer is still complete."""
+    from tsume import pipeline
+    real, loads = pipeline.warm_up, []
+
+    def slow_load(bulk=False):
+        real(bulk)
+        time.sleep(0.6)
+        loads.append(bulk)
+    monkeypatch.setattr(pipeline, "_warm", False)
+    monkeypatch.setattr(pipeline, "warm_up", slow_load)
+    pos = Position.from_sfen("8k/9/9/7+R1/9/9/9/9/9 b LPr2b4g4s4n3l17p 1")
+    first, second = solve(pos, time_limit=0.5), solve(pos, time_limit=0.5)
+    assert loads == [False]
+    assert first.status == second.status == "mate" and first.exact and second.exact

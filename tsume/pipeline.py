@@ -57,6 +57,11 @@ def solve(position, limits=None, *, hash_mb=DEFAULT_HASH_MB, solver=None, progre
     phase (proof, length, mudaai, yozume), after every slice of a search, and with
     phase "done" when the solve ends, however it ends."""
     limits = _limits(limits, options) if options else (limits or UNLIMITED)
+    if limits.time_limit is not None and not _warm:
+        # A time limit is for the search, not for loading the compiled code once per
+        # process (~1 s from numba's cache, 40-60 s to compile after installing): the
+        # first problem of a run would spend its time on that and end unknown, late.
+        warm_up()
     start = time.perf_counter()
     # A proof without limits has nothing to account for: its Budget is made only if the
     # answer follows (a 3-ply problem's solve is a few µs).
@@ -364,6 +369,9 @@ def strict_answer(finder, root, proof_line, upper):
 
 
 # ---------------------------------------------------------------- warm-up
+_warm = False   # warm_up() has run in this process
+
+
 def warm_up(bulk=False):
     """Load every compiled function that solve() may call, or compile it on the first
     run after installing: a function is loaded from numba's cache when first called,
@@ -375,7 +383,9 @@ def warm_up(bulk=False):
     With `bulk`, also solve_many's batch kernel (bulk.py), for a process that will
     solve batches: its cache holds a copy of the whole search of its own, so it adds a
     load (about a quarter of the rest) and, on the first run, a compile of its own;
-    left out by default (the USI engine never uses it)."""
+    left out by default (the USI engine never uses it). solve() with a time limit
+    calls it first if nothing has, so that the limit does not count it."""
+    global _warm
     from .position import Position
     from .solver import Solver
     from .validate import validate
@@ -388,3 +398,4 @@ def warm_up(bulk=False):
     solver.grow()          # (a table this small is all in use: nothing moves)
     if bulk:
         solve_many([pos], answer=False, solver=solver)
+    _warm = True
