@@ -1,6 +1,10 @@
 """The df-pn engine: proofs on real problems (replayed by cshogi), real disproofs,
 honest 'unknown' at limits, verdicts independent of the table size."""
 
+import os
+import platform
+import sys
+
 import numpy as np
 import pytest
 
@@ -13,7 +17,7 @@ from tsume.movegen import hand_after_moves  # noqa: E402
 from tsume.pieces import held_pieces  # noqa: E402
 from tsume.lines import to_usi as _to_usi  # noqa: E402
 from tsume.pipeline import solve  # noqa: E402
-from tsume.solver import Solver  # noqa: E402
+from tsume.solver import FIRST_CLUSTERS, Solver  # noqa: E402
 
 
 
@@ -498,6 +502,47 @@ def test_growing_the_table_keeps_every_entry():
     solver.new_problem()
     assert solver.clusters == old
 
+
+
+def _resident_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or
+                    tuple(int(x) for x in platform.release().split(".")[:2]
+                          if x.isdigit()) < (5, 14),
+                    reason="MADV_POPULATE_WRITE is Linux 5.14 and later")
+def test_the_next_growth_of_the_table_is_faulted_in_ahead_keeping_every_entry():
+    """When a search grows the table, the memory of its next growth is faulted in on a
+    thread of its own (Solver._populate_ahead), so that the next grow() does not pay
+    for it inside the search: afterwards that range is resident, and every entry of
+    the table (the live ones of this problem, the zeros of the rest) is as it was."""
+    from tsume.solver import GROWTH
+    from tsume.tt import CLUSTER, populate
+    solver = Solver(hash_mb=64)
+    solver.new_problem()
+    for cols in _rows("yo_mate11.tsv", limit=200):
+        solver.search(Position.from_sfen(cols[0]), 2_000)
+        if solver.clusters > FIRST_CLUSTERS:
+            break
+    assert solver.clusters == FIRST_CLUSTERS * GROWTH     # grown once, by the search
+    ahead = solver._populating
+    assert ahead is not None
+    ahead.join()
+    lo, hi = solver.clusters * CLUSTER, solver.clusters * GROWTH * CLUSTER
+    assert solver._populated == hi // CLUSTER
+    before = [np.array(a) for a in solver.full_table]
+    resident = _resident_bytes()
+    # Writing the range now faults nothing in: it is resident already.
+    for array in solver.full_table:
+        array[lo:hi] += 0            # (a write: a copy onto itself may be skipped)
+    assert _resident_bytes() - resident < (hi - lo) * 4      # (of 36 bytes a slot)
+    # Asked again over the whole table, contents unchanged.
+    assert populate(solver.full_table, 0, len(solver.full_table.keys))
+    for old, now in zip(before, solver.full_table):
+        assert np.array_equal(old, now)
+    assert (before[2][:lo, 2] != 0).sum() > 1000        # live entries were there to keep
 
 def test_namespaces_of_one_problem_do_not_crowd_one_cluster():
     """The analysis searches one position in many namespaces (salts that differ in bits

@@ -34,8 +34,8 @@ from .dfpn import (CONTROL_SIZE, CTRL_COUNT_CHECKS, CTRL_DEFENDER_ROOT, CTRL_FRE
                    workspace_views)
 from .limits import Budget
 from .lines import to_moves, to_usi
-from .tt import CLUSTER, INF, LOOK_DN, LOOK_HAND, LOOK_LEN, LOOK_PN, LOOK_SIZE, NO_LIMIT, Table, \
-    check_table_size, new_table, tt_grow
+from .tt import CLUSTER, ENTRY_BYTES, INF, LOOK_DN, LOOK_HAND, LOOK_LEN, LOOK_PN, LOOK_SIZE, \
+    NO_LIMIT, Table, check_table_size, new_table, populate, tt_grow
 
 DEFAULT_HASH_MB = 256
 # Nodes of one slice of a search: between slices the time and stop requests are
@@ -51,6 +51,9 @@ DEADLINE_SLICE = 0.2
 # (tt.py, Solver.grow): short searches stay where the caches and the TLB reach.
 FIRST_CLUSTERS = 1024
 GROWTH = 8
+# The next growth's memory is faulted in ahead of the search (Solver._populate_ahead)
+# from this size on: below it, a thread costs more than the faults it saves.
+POPULATE_MIN_BYTES = 8 << 20
 # A problem's searches stop adding the depth term to new defender nodes' first proof
 # numbers (dfpn.DEPTH_CAP) once its nodes reach this (looked at between slices): the
 # term keeps short problems off long forcing lines and costs long proofs time. Not
@@ -125,6 +128,8 @@ class Solver:
         self.threads = 1                     # threads a long search uses (see the module)
         self._helpers = []                   # their _Helper states, made on first use
         self._stop_asked = False
+        self._populated = 0                  # clusters faulted in ahead of the search so far
+        self._populating = None              # the thread doing it (_populate_ahead)
 
     def reseed(self, seed):
         """Start the sequence of salts again from `seed` (see __init__): two solvers
@@ -144,6 +149,24 @@ class Solver:
         new = min(old * GROWTH, self.total_clusters)
         tt_grow(*self.full_table, old, new)
         self.use_clusters(new)
+        self._populate_ahead()
+
+    def _populate_ahead(self):
+        """Have the clusters of the next growth faulted in on a thread of its own while
+        the search goes on in the present ones: else the next grow() pays for that
+        memory inside the search, the other cores idle. Once per range in this
+        Solver's life; the memory is the table's own (checked when it was made)."""
+        lo = self.clusters
+        hi = min(lo * GROWTH, self.total_clusters)
+        if hi <= self._populated or (hi - lo) * CLUSTER * ENTRY_BYTES < POPULATE_MIN_BYTES:
+            return
+        if self._populating is not None and self._populating.is_alive():
+            return                   # (the next grow asks again)
+        self._populated = hi
+        self._populating = threading.Thread(
+            target=populate, args=(self.full_table, lo * CLUSTER, hi * CLUSTER),
+            name="tsume-table-populate", daemon=True)
+        self._populating.start()
 
     def new_problem(self, budget=None):
         """Start a problem that draws from `budget` (limits.Budget; default: none), and

@@ -16,8 +16,11 @@ the memory is fixed by --hash and a long search never runs out of it.
 A search may use only the first clusters of the arrays (views of them: the cluster
 count comes from the arrays' length) and move to a larger prefix as it grows
 (tt_grow). A short search then stays within a few megabytes, where lookups meet far
-fewer cache and TLB misses than across the whole table (bench/MEASUREMENTS.md).
+fewer cache and TLB misses than across the whole table (bench/MEASUREMENTS.md). The
+memory of a larger prefix can be faulted in before the search reaches it (populate).
 """
+import ctypes
+import functools
 import mmap
 from typing import NamedTuple
 
@@ -161,6 +164,46 @@ def _zeroed(nbytes):
         except (AttributeError, OSError, ValueError):
             pass
     return np.zeros(nbytes, dtype=np.uint8)
+
+
+# madvise(2) advice (Linux 5.14+): fault the pages of a range in, writable, as a write
+# would, keeping their contents. Not in the mmap module of every Python we support.
+_MADV_POPULATE_WRITE = 23
+_PAGE = mmap.PAGESIZE
+
+
+@functools.lru_cache(maxsize=None)
+def _madvise():
+    """libc's madvise, called through ctypes (which lets go of the GIL during the call);
+    None where there is none to call."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        call = libc.madvise
+    except (OSError, AttributeError):
+        return None
+    call.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    call.restype = ctypes.c_int
+    return call
+
+
+def populate(table, lo, hi):
+    """Fault in slots [lo, hi) of the table's arrays, their contents unchanged, before
+    a search grows into them (tt_grow): memory written for the first time costs the
+    kernel, and a hypervisor, seconds per GB on some machines (bench/MEASUREMENTS.md).
+    Blocks; the solver calls it on a thread of its own. False where the system cannot
+    (no libc, a kernel before 5.14): the pages then come in on first write."""
+    call = _madvise()
+    if call is None or hi <= lo:
+        return False
+    for array in table:
+        per_slot = array.strides[0]
+        start = array.ctypes.data + lo * per_slot
+        end = array.ctypes.data + hi * per_slot
+        start -= start % _PAGE
+        end += -end % _PAGE
+        if call(start, end - start, _MADV_POPULATE_WRITE) != 0:
+            return False
+    return True
 
 
 @intrinsic
