@@ -503,7 +503,6 @@ def test_growing_the_table_keeps_every_entry():
     assert solver.clusters == old
 
 
-
 def _resident_bytes():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -543,6 +542,7 @@ def test_the_next_growth_of_the_table_is_faulted_in_ahead_keeping_every_entry():
     for old, now in zip(before, solver.full_table):
         assert np.array_equal(old, now)
     assert (before[2][:lo, 2] != 0).sum() > 1000        # live entries were there to keep
+
 
 def test_namespaces_of_one_problem_do_not_crowd_one_cluster():
     """The analysis searches one position in many namespaces (salts that differ in bits
