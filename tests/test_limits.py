@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from shared_data import rows
 from tsume.cli import cli
-from tsume.limits import (MAX_NODES, RULE_TIME_SHARE, YOZUME_NODES, YOZUME_SHARE, Budget,
-                          Limits, available_cores)
+from tsume.limits import (MAX_NODES, RULE_NODES_MAX, RULE_NODES_MIN, RULE_TIME_SHARE,
+                          YOZUME_NODES, YOZUME_SHARE, Budget, Limits, available_cores)
 from tsume.lines import verify_mating_line
 from tsume.movegen import MAX_MOVES
 from tsume.pipeline import solve
@@ -104,6 +104,20 @@ def test_the_mudaai_rule_leaves_time_for_the_yozume_check():
     both = Budget(Limits(time_limit=10.0, nodes=10**6))
     assert both.rule_until(True) == both.deadline
     assert Budget(Limits()).rule_until(True) is None
+
+
+def test_a_cheap_length_leaves_the_mudaai_rule_its_whole_share_under_a_time_limit():
+    """Without limits the 無駄合 rule's questions get twice what the problem took before
+    them, within RULE_NODES_MIN and RULE_NODES_MAX; with a time limit the most, whatever
+    the length took (their share of the time bounds them), so that a length settled
+    in fewer nodes does not cut the rule's answer short; with a node limit, at most
+    what the length's questions left."""
+    free = Budget(Limits())
+    assert free.rule_nodes(1_000, 0) == RULE_NODES_MIN
+    assert free.rule_nodes(10**9, 0) == RULE_NODES_MAX
+    timed = Budget(Limits(time_limit=10.0))
+    assert timed.rule_nodes(1_000, 0) == timed.rule_nodes(10**9, 0) == RULE_NODES_MAX
+    assert Budget(Limits(time_limit=10.0, nodes=10**6)).rule_nodes(1_000, 500) == 500
 
 
 def test_the_yozume_check_widens_only_with_a_time_limit_and_no_cap():

@@ -37,7 +37,9 @@ ANALYSIS_NODES = 20_000_000
 ANALYSIS_PER_PROOF = 10
 # ... and the 無駄合 rule's questions twice what the problem took so far, within
 # these bounds: enough for the classics, and a short problem does not wait long on
-# interposition questions it cannot settle.
+# interposition questions it cannot settle. With a time limit they take the most,
+# bounded by their share of the time (RULE_TIME_SHARE): a length found cheaply must
+# not leave the rule less to work with.
 RULE_NODES_MIN = 10_000_000
 RULE_NODES_MAX = 20_000_000
 # Without a node limit but with a time limit, the shortest length's questions may go
@@ -163,8 +165,12 @@ class Budget:
     def rule_nodes(self, spent, analysis_left):
         """Nodes of the 無駄合 rule's questions. With a node limit, what the length
         questions left of it; without, a share of its own (else the rule went unasked
-        where the strict length used all of its share)."""
-        nodes = min(RULE_NODES_MAX, max(RULE_NODES_MIN, 2 * spent))
+        where the strict length used all of its share): with a time limit the most,
+        else one sized by `spent`."""
+        if self.deadline is not None:
+            nodes = RULE_NODES_MAX
+        else:
+            nodes = min(RULE_NODES_MAX, max(RULE_NODES_MIN, 2 * spent))
         return nodes if self.node_limit is None else min(nodes, max(0, analysis_left))
 
     def rule_until(self, yozume_follows):
