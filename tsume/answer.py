@@ -218,17 +218,18 @@ class AnswerFinder:
             raise OutOfBudget
         return min(self.query_nodes, left)
 
-    def mate_within(self, pos, depth, cap=None):
+    def mate_within(self, pos, depth, cap=None, expect_no_mate=False):
         """Attacker to move: can he force mate within `depth` plies? Returns the proof
         length when yes, None when no; raises OutOfBudget when undecided (within `cap`
-        nodes when given, else the query budget)."""
+        nodes when given, else the query budget). `expect_no_mate`: Solver.search's."""
         if depth < 1:
             return None
         if self.deadline is not None and time.perf_counter() >= self.deadline:
             raise OutOfBudget
         budget = self._budget() if cap is None else min(cap, self._budget())
         pn, dn, _, length = self.solver.search(pos, budget, deadline=self.deadline,
-                                               max_depth=depth, salt=self.salt)
+                                               max_depth=depth, salt=self.salt,
+                                               expect_no_mate=expect_no_mate)
         if pn == 0:
             return int(length)
         if dn == 0:
@@ -327,7 +328,10 @@ class AnswerFinder:
         so with length_until (a time before the deadline) a question that runs out of
         budget goes on with twice the query budget, past the analysis's node budget
         (the table keeps what it read), until that time. Such a question leaves the
-        node budget it found to the questions after it (the line still has to be read)."""
+        node budget it found to the questions after it (the line still has to be read).
+        Asked as a question whose answer is mostly no: the proof's bound is most often
+        the shortest already, and the last question is always a disproof, the costly
+        kind (bench/MEASUREMENTS.md)."""
         saved = self.query_nodes, self.deadline, self.stop_at
         left_before = max(0, self.stop_at - self.solver.nodes)
         extended = False
@@ -335,7 +339,7 @@ class AnswerFinder:
             while True:
                 before = self.solver.nodes
                 try:
-                    return self.mate_within(self.root, depth)
+                    return self.mate_within(self.root, depth, expect_no_mate=True)
                 except OutOfBudget:
                     if (self.length_until is None or self.solver.nodes == before
                             or time.perf_counter() >= self.length_until):
