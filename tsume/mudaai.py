@@ -97,8 +97,10 @@ class FutilityRule:
                 if left <= 0:
                     raise RuleBudgetExceeded
                 budget = min(budget, left)
+            # A question the first pass leaves open is mostly a reply that escapes
+            # after a long chase (a disproof): asked on as one that expects no mate.
             pn, dn, _, length = self.solver.search(pos, budget, deadline=self.deadline,
-                                                   defender=True)
+                                                   defender=True, expect_no_mate=cap is None)
             if dn == 0:
                 self.solver.store(pos, self.attacker, proven=False)
                 return False
