@@ -527,6 +527,32 @@ def test_rule_mode_disproofs_agree_with_the_python_minimax():
     assert checked == 30
 
 
+def test_a_short_length_settled_by_the_rules_disproof_stands_in_the_python_minimax():
+    """Short problems settle the length by the rule with one disproof in the engine
+    (no mate within two plies less, every interposition of unknown futility taken as
+    futile) before any minimax. Where that leaves the strict length standing, the
+    Python minimax, which asks every futility question itself and shares none of the
+    engine's cuts, must find no line by the rule within two plies less either (it may
+    leave a question open, never find a shorter mate). yo_mate7 rows: game positions,
+    where the rule shortens one line in three."""
+    from tsume.mudaai import FutilityRule
+    checked = 0
+    for cols in _rows("yo_mate7.tsv"):
+        pos = Position.from_sfen(cols[0])
+        result = solve(pos, yozume=False)
+        if not (result.exact and result.mudaai == "not counted"
+                and result.length == result.strict_length):
+            continue
+        solver = Solver(hash_mb=16, seed=checked)
+        solver.new_problem()
+        rule = FutilityRule(solver, pos.side_to_move)
+        assert rule.value_or(pos.copy(), result.length - 2) is None, cols[2]
+        checked += 1
+        if checked == 20:
+            break
+    assert checked == 20
+
+
 def test_a_line_read_from_the_proofs_is_never_shorter_than_the_mate():
     """When the defender's longest defences cannot be read to the end (the table lost
     the proofs below them), the read must not fall back on a reply that loses sooner:

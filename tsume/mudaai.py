@@ -26,8 +26,9 @@ from .dfpn import RULE_D2_DISPROVE, futility_salt
 from .lines import interpositions, interposes, verify_mating_line
 from .solver import DISPROVE_NAMESPACE, RULE_NAMESPACE, namespace
 
-# Up to this many plies the rule's length comes from a Python minimax over the proven
-# tree (exact and quick there); beyond, from the engine's rule mode.
+# Up to this many plies the rule's length is settled by one disproof in the engine when
+# nothing shorter exists, else comes from a Python minimax over the proven tree (exact
+# and quick there); beyond, from the engine's rule mode.
 SHORT_BOUND = 13
 # A futility question left open is asked again up to this many times, each with four
 # times the budget of the last (50K nodes per reply, then 200K, 800K, 3.2M), all
@@ -413,9 +414,13 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
     from; None when the budget ran out before any answer."""
     rule = FutilityRule(solver, root.side_to_move, deadline=deadline)
     if bound <= SHORT_BOUND:
-        # Short problems: a plain minimax over the proven tree, lengths tried from 1
-        # upwards, so the first line found is the shortest. Cheap at these depths.
+        # Short problems. Most often nothing shorter than the bound exists even with
+        # every interposition of unknown futility taken as futile: one compiled
+        # disproof settles it. Else a plain minimax over the proven tree, lengths
+        # tried from 1 upwards, so that the first line found is the shortest.
         try:
+            if rule.no_mate_within(root, bound - 2, query_nodes, total_nodes):
+                return RuleLength(bound, None, True)
             for limit in range(1, bound - 1, 2):
                 # Only the passes that found nothing say the length is the shortest:
                 # a question left open in the pass that finds a line (counted as a
