@@ -553,6 +553,33 @@ def test_a_short_length_settled_by_the_rules_disproof_stands_in_the_python_minim
     assert checked == 20
 
 
+def test_the_minimax_shallow_pass_finds_the_rules_length():
+    """The short problems' minimax asks each length first with every futility question
+    cut to its first pass (an open one is a defence there) and asks in full only when
+    that finds no line. On tanuki rows that the rule shortens, both ways give the same
+    shortest length by the rule, lengths tried from 1 upwards."""
+    from tsume.mudaai import FutilityRule
+    checked = 0
+    for cols in _rows("tanuki_generated.tsv"):
+        pos = Position.from_sfen(cols[0])
+        result = solve(pos, yozume=False)
+        if not (result.exact and result.length < result.strict_length):
+            continue
+        found = []
+        for shallow in (True, False):
+            solver = Solver(hash_mb=16, seed=checked)
+            solver.new_problem()
+            rule = FutilityRule(solver, pos.side_to_move)
+            ask = rule.shallow_value_or if shallow else lambda p, n: rule.value_or(p.copy(), n)
+            found.append(next((line[0] for line in (ask(pos, n) for n in range(1, len(
+                result.strict_moves), 2)) if line is not None), None))
+        assert found == [result.length, result.length], cols[2]
+        checked += 1
+        if checked == 20:
+            break
+    assert checked == 20
+
+
 def test_a_line_read_from_the_proofs_is_never_shorter_than_the_mate():
     """When the defender's longest defences cannot be read to the end (the table lost
     the proofs below them), the read must not fall back on a reply that loses sooner:

@@ -73,6 +73,11 @@ class FutilityRule:
         self._retried = {}          # ... and how often asked again, with larger budgets
         self.retries = 0            # questions asked again, in all
         self.stop_at = None         # node count (solver.nodes) where every question stops
+        # A shallow pass of the minimax asks each futility question with its first pass
+        # only (FIRST_PASS_NODES a reply); what that leaves open is kept apart (a real
+        # defence in that pass, asked in full if the pass finds nothing).
+        self.shallow = False
+        self.shallow_open = set()
         self._disprove_searches = 0  # (no_mate_within's namespaces)
 
     # ------------------------------------------------------------ mate existence
@@ -108,7 +113,7 @@ class FutilityRule:
             if pn == 0:
                 self.solver.store(pos, self.attacker, proven=True, length=int(length))
                 return int(length)
-            if FIRST_PASS_NODES >= self.query_nodes:
+            if FIRST_PASS_NODES >= self.query_nodes or self.shallow:
                 break
             open_replies = [child for child in open_replies
                             if self.solver.proof_length(child, self.attacker) is None]
@@ -120,6 +125,8 @@ class FutilityRule:
         key = (pos.key(), reply)
         if key in self._futile:
             return self._futile[key]
+        if self.shallow and key in self.shallow_open:
+            return False
         if not interposes(pos, reply):
             return False
         king = pos.king_square(pos.side_to_move)
@@ -129,7 +136,7 @@ class FutilityRule:
         to = notation.move_to(reply)
         after = pos.copy()
         after.push(reply)
-        futile = False
+        futile = unknown = False
         for capture in movegen.legal_moves_of(after):
             if notation.is_drop(capture) or notation.move_from(capture) != checker \
                     or notation.move_to(capture) != to:
@@ -153,11 +160,17 @@ class FutilityRule:
                 if mated is not None:
                     self._mated_after[back_key] = mated
             if mated is None:
-                self.undecided = True       # kept as a real defence, and said so
-                self._open.add(key)
+                unknown = True
             elif mated is not False:
                 futile = True
                 break
+        if unknown and not futile:
+            if self.shallow:
+                # Open at the first pass' budget: no answer yet, nothing stored.
+                self.shallow_open.add(key)
+                return False
+            self.undecided = True           # kept as a real defence, and said so
+            self._open.add(key)
         self._futile[key] = futile
         if futile or key not in self._open:
             # For the engine's rule mode too (dfpn._futility), under the position after
@@ -308,6 +321,26 @@ class FutilityRule:
         self._or[key] = (None, None, limit) if best is None else (best[0], best[1], limit)
         return best
 
+    def shallow_value_or(self, root, limit):
+        """value_or(root, limit), its futility questions asked first with their first
+        pass only: a line found so rests only on settled questions (an open one counts
+        as a real defence), and most lines are found without the questions that take
+        a long search to leave open. Asked in full only when that pass finds none and
+        left some open."""
+        self.shallow = True
+        self.shallow_open.clear()
+        try:
+            found = self.value_or(root.copy(), limit)
+        finally:
+            self.shallow = False
+        if found is not None or not self.shallow_open:
+            return found
+        # The values the shallow pass cached rest on its open questions.
+        self._or.clear()
+        self._and.clear()
+        self.shallow_open.clear()
+        return self.value_or(root.copy(), limit)
+
     def value_and(self, pos, limit):
         """Defender to move: (rule length, line) if mated within limit by the rule, else
         None. Futility is asked only of an interposition that would otherwise hold out
@@ -426,7 +459,7 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
                 # a question left open in the pass that finds a line (counted as a
                 # real defence there) cannot make a shorter one.
                 open_below = rule.undecided
-                found = rule.value_or(root.copy(), limit)
+                found = rule.shallow_value_or(root, limit)
                 if found is not None:
                     return RuleLength(found[0], found[1], not open_below or rule.no_mate_within(
                         root, found[0] - 2, query_nodes, total_nodes))
