@@ -32,12 +32,8 @@ from .solver import DISPROVE_NAMESPACE, RULE_NAMESPACE, namespace
 SHORT_BOUND = 13
 # A futility question left open is asked again up to this many times, each with four
 # times the budget of the last (50K nodes per reply, then 200K, 800K, 3.2M), all
-# within the analysis's own budget. A short problem's (SHORT_BOUND) are asked again
-# once: one that 200K nodes a reply leave open there is mostly a king chased across an
-# open board, which more nodes seldom settle, and the problem's own proof took a few
-# thousand.
+# within the analysis's own budget.
 RETRIES = 3
-SHORT_RETRIES = 1
 # A futility question's first pass over the defender's replies gives each this many
 # nodes at most (_defender_mated).
 FIRST_PASS_NODES = 5_000
@@ -59,7 +55,7 @@ class RuleLength(NamedTuple):
 
 class FutilityRule:
     def __init__(self, solver, attacker, query_nodes=50_000, deadline=None, max_positions=20_000,
-                 keep_piece=False, retries=RETRIES):
+                 keep_piece=False):
         self.solver = solver
         # The wider rule of dfpn.RULE_KEEP: the attacker keeps the piece it took.
         self.keep_piece = keep_piece
@@ -75,7 +71,6 @@ class FutilityRule:
         self._mated_after = {}      # position after a capture -> _defender_mated's answer
         self._open = set()          # futility questions the budget left undecided
         self._retried = {}          # ... and how often asked again, with larger budgets
-        self.max_retries = retries  # (up to this many times)
         self.retries = 0            # questions asked again, in all
         self.stop_at = None         # node count (solver.nodes) where every question stops
         # A shallow pass of the minimax asks each futility question with its first pass
@@ -409,12 +404,12 @@ class FutilityRule:
 
     def settle(self, pos, reply):
         """Ask whether reply (pos: defender to move) is futile; a question left open
-        before is asked again with four times the last budget, up to max_retries times (a
+        before is asked again with four times the last budget, up to RETRIES times (a
         question one search leaves open, another may meet at every turn: 図巧18 has
         one that takes 211K nodes). Returns whether it was not settled before."""
         key = (pos.key(), reply)
         tries = self._retried.get(key, 0)
-        if key in self._open and tries < self.max_retries:
+        if key in self._open and tries < RETRIES:
             self._retried[key] = tries + 1
             self.retries += 1
             self._open.discard(key)
@@ -450,8 +445,7 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
     """The mate by the 無駄合 rule (a RuleLength), given `bound`, a proven strict mate
     length bound (which bounds the rule's length too) and the strict line to start
     from; None when the budget ran out before any answer."""
-    rule = FutilityRule(solver, root.side_to_move, deadline=deadline,
-                        retries=SHORT_RETRIES if bound <= SHORT_BOUND else RETRIES)
+    rule = FutilityRule(solver, root.side_to_move, deadline=deadline)
     if bound <= SHORT_BOUND:
         # Short problems. Most often nothing shorter than the bound exists even with
         # every interposition of unknown futility taken as futile: one compiled
