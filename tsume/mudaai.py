@@ -454,6 +454,7 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
         try:
             if rule.no_mate_within(root, bound - 2, query_nodes, total_nodes):
                 return RuleLength(bound, None, True)
+            known = rule.settled_count()
             for limit in range(1, bound - 1, 2):
                 # Only the passes that found nothing say the length is the shortest:
                 # a question left open in the pass that finds a line (counted as a
@@ -463,8 +464,11 @@ def rule_answer(solver, root, bound, strict_line, query_nodes=2_000_000,
                 if found is not None:
                     return RuleLength(found[0], found[1], not open_below or rule.no_mate_within(
                         root, found[0] - 2, query_nodes, total_nodes))
-            return RuleLength(bound, None, not rule.undecided or rule.no_mate_within(
-                root, bound - 2, query_nodes, total_nodes))
+            # That disproof is asked again only if the minimax settled something since:
+            # else it would only ask its open questions again with larger budgets.
+            return RuleLength(bound, None, not rule.undecided or (
+                rule.settled_count() != known and rule.no_mate_within(
+                    root, bound - 2, query_nodes, total_nodes)))
         except RuleBudgetExceeded:
             pass                        # too big for it: the engine's rule mode below
     stop_at = solver.nodes + total_nodes
