@@ -503,28 +503,44 @@ def test_rule_mode_reads_settled_futility_even_when_the_table_lost_the_capture()
     assert pn == 0 and length == 1 and solver.unknown_futility == 0
 
 
+def _rule_rows(name, keep, count):
+    """(row, position, its solve(yozume=False) Result) of the first `count` rows of
+    `name` whose Result `keep` accepts; fails if the file has fewer."""
+    found = 0
+    for cols in _rows(name):
+        pos = Position.from_sfen(cols[0])
+        result = solve(pos, yozume=False)
+        if keep(result):
+            yield cols, pos, result
+            found += 1
+            if found == count:
+                return
+    assert found == count
+
+
+def _fresh_rule(pos, seed):
+    """A FutilityRule on a solver of its own, nothing settled yet."""
+    from tsume.mudaai import FutilityRule
+    solver = Solver(hash_mb=16, seed=seed)
+    solver.new_problem()
+    return FutilityRule(solver, pos.side_to_move)
+
+
+def _shortened_by_the_rule(result):
+    return result.exact and result.length < result.strict_length
+
+
 def test_rule_mode_disproofs_agree_with_the_python_minimax():
     """The engine's rule-mode cuts near the horizon (a king move or a capture of the
     checker is a defence under every rule) must never disprove a mate the rule allows.
     On tanuki rows that the 無駄合 rule shortens, the length comes from the Python
     minimax (short problems), independent of those cuts: the engine must find no
     "no mate within" that length, and prove none shorter."""
-    from tsume.mudaai import FutilityRule
-    checked = 0
-    for cols in _rows("tanuki_generated.tsv"):
-        pos = Position.from_sfen(cols[0])
-        result = solve(pos, yozume=False)
-        if not (result.exact and result.length < result.strict_length):
-            continue
-        solver = Solver(hash_mb=16, seed=checked)
-        solver.new_problem()
-        rule = FutilityRule(solver, pos.side_to_move)
+    rows = _rule_rows("tanuki_generated.tsv", _shortened_by_the_rule, 30)
+    for seed, (cols, pos, result) in enumerate(rows):
+        rule = _fresh_rule(pos, seed)
         assert not rule.no_mate_within(pos, result.length, max_nodes=2_000_000), cols[2]
         assert rule.no_mate_within(pos, result.length - 2, max_nodes=2_000_000), cols[2]
-        checked += 1
-        if checked == 30:
-            break
-    assert checked == 30
 
 
 def test_a_short_length_settled_by_the_rules_disproof_stands_in_the_python_minimax():
@@ -535,22 +551,12 @@ def test_a_short_length_settled_by_the_rules_disproof_stands_in_the_python_minim
     engine's cuts, must find no line by the rule within two plies less either (it may
     leave a question open, never find a shorter mate). yo_mate7 rows: game positions,
     where the rule shortens one line in three."""
-    from tsume.mudaai import FutilityRule
-    checked = 0
-    for cols in _rows("yo_mate7.tsv"):
-        pos = Position.from_sfen(cols[0])
-        result = solve(pos, yozume=False)
-        if not (result.exact and result.mudaai == "not counted"
-                and result.length == result.strict_length):
-            continue
-        solver = Solver(hash_mb=16, seed=checked)
-        solver.new_problem()
-        rule = FutilityRule(solver, pos.side_to_move)
+    def standing(result):
+        return (result.exact and result.mudaai == "not counted"
+                and result.length == result.strict_length)
+    for seed, (cols, pos, result) in enumerate(_rule_rows("yo_mate7.tsv", standing, 20)):
+        rule = _fresh_rule(pos, seed)
         assert rule.value_or(pos.copy(), result.length - 2) is None, cols[2]
-        checked += 1
-        if checked == 20:
-            break
-    assert checked == 20
 
 
 def test_the_minimax_shallow_pass_finds_the_rules_length():
@@ -558,26 +564,15 @@ def test_the_minimax_shallow_pass_finds_the_rules_length():
     cut to its first pass (an open one is a defence there) and asks in full only when
     that finds no line. On tanuki rows that the rule shortens, both ways give the same
     shortest length by the rule, lengths tried from 1 upwards."""
-    from tsume.mudaai import FutilityRule
-    checked = 0
-    for cols in _rows("tanuki_generated.tsv"):
-        pos = Position.from_sfen(cols[0])
-        result = solve(pos, yozume=False)
-        if not (result.exact and result.length < result.strict_length):
-            continue
+    rows = _rule_rows("tanuki_generated.tsv", _shortened_by_the_rule, 20)
+    for seed, (cols, pos, result) in enumerate(rows):
         found = []
         for shallow in (True, False):
-            solver = Solver(hash_mb=16, seed=checked)
-            solver.new_problem()
-            rule = FutilityRule(solver, pos.side_to_move)
+            rule = _fresh_rule(pos, seed)
             ask = rule.shallow_value_or if shallow else lambda p, n: rule.value_or(p.copy(), n)
             found.append(next((line[0] for line in (ask(pos, n) for n in range(1, len(
                 result.strict_moves), 2)) if line is not None), None))
         assert found == [result.length, result.length], cols[2]
-        checked += 1
-        if checked == 20:
-            break
-    assert checked == 20
 
 
 def test_a_line_read_from_the_proofs_is_never_shorter_than_the_mate():
