@@ -120,6 +120,44 @@ class UsiEngine:
             stream.close()
 
 
+class InProcessEngine(UsiEngine):
+    """tsume.usi.Engine on pipes in a thread of this process, where a test can hold one of
+    its threads or look at its objects."""
+
+    def __init__(self):
+        import os
+
+        from tsume import usi
+        to_engine, self._stdin = os.pipe()
+        from_engine, to_test = os.pipe()
+        self._stdin = open(self._stdin, "wb")
+        self.engine = usi.Engine(open(to_engine, "rb"), open(to_test, "wb"))
+        self.lines = queue.Queue()
+        self.transcript = []
+        self._main = threading.Thread(target=self.engine.run, name="test-usi-main", daemon=True)
+        self._main.start()
+        threading.Thread(target=self._read, args=(open(from_engine, "rb"), self.lines.put),
+                         daemon=True).start()
+
+    def send(self, command):
+        self.transcript.append("> " + command)
+        self._stdin.write((command + "\n").encode())
+        self._stdin.flush()
+
+    def stderr_text(self, timeout=5):
+        return ""
+
+    def close(self):
+        """quit, once every engine thread has ended (the engine exits the process beside
+        one still running)."""
+        for thread in threading.enumerate():
+            if thread.name.startswith("tsume-usi"):
+                thread.join(ANSWER_TIMEOUT)
+        self.send("quit")
+        self._main.join(ANSWER_TIMEOUT)
+        self._stdin.close()
+
+
 def _handshake(engine):
     engine.send("usi")
     engine.expect("usiok", 10)
@@ -263,6 +301,44 @@ def test_usi_hash_larger_than_memory_is_lowered(engine):
         eng.close()
     stderr = eng.stderr_text()
     assert eng.proc.returncode == 0 and "Error" not in stderr, (eng.proc.returncode, stderr)
+
+
+def test_a_new_hash_frees_the_table_of_a_search_whose_thread_has_not_ended(monkeypatch):
+    """GUIs send USI_Hash right after an answer, and the thread of the search that gave it
+    may still be returning then: the search lets go of its solver before it answers, so the
+    old table is freed before the new size is measured against the memory free (held, it
+    made a table that fits look too large, and be lowered)."""
+    import gc
+    import weakref
+
+    from tsume import usi
+    linger = threading.Event()
+    ran = usi._Search._run
+
+    def run_then_linger(search):
+        ran(search)
+        linger.wait(ANSWER_TIMEOUT)
+    monkeypatch.setattr(usi._Search, "_run", run_then_linger)
+    eng = InProcessEngine()
+    try:
+        eng.send("usi")
+        eng.expect("usiok", 10)
+        eng.send("setoption name USI_Hash value 16")
+        eng.quiet_until_ready()
+        old = weakref.ref(eng.engine.get_solver())
+        answer, _ = go_mate(eng, f"position sfen {S3}")
+        assert answer == "checkmate P*1b 1a1b L*1c"
+        search = eng.engine._last_search()
+        assert search is not None and search.thread.is_alive()
+        eng.send("setoption name USI_Hash value 8")
+        assert eng.quiet_until_ready() == ["readyok"]
+        gc.collect()
+        assert old() is None
+        assert search.thread.is_alive()
+        del search
+    finally:
+        linger.set()
+        eng.close()
 
 
 # ---------------------------------------------------------------- go mate

@@ -155,20 +155,12 @@ class _Search:
         try:
             if self.position is not None:
                 engine.wait_warm()
-                solver = engine.get_solver()
-                with solver.lock:
-                    solver.current = self
-                with self._lock:
-                    self.solver = solver
-                    stopped = self.stopped
-                if stopped:
-                    with solver.lock:
-                        solver.stop()
+                self._attach(engine.get_solver())
                 monitor = threading.Thread(target=self._monitor, name="tsume-usi-monitor", daemon=True)
                 monitor.start()
                 result = self._solve()
         except Exception as exc:   # noqa: BLE001 - report, answer, keep running
-            error = exc
+            error = exc.with_traceback(None)      # its frames would keep the solver
         finally:
             self.done.set()
         try:
@@ -176,9 +168,29 @@ class _Search:
         finally:
             engine.search_finished(self)      # idempotent; _final already did it
 
+    def _attach(self, solver):
+        """Search with solver (a method, so that no frame of _run holds it)."""
+        with solver.lock:
+            solver.current = self
+        with self._lock:
+            self.solver = solver
+            stopped = self.stopped
+        if stopped:
+            with solver.lock:
+                solver.stop()
+
     def _final(self, line):
-        """The answer ends the search: the engine takes a new `go` as soon as the GUI has
-        read it, so the search is cleared first."""
+        """The answer ends the search: the engine takes a new `go` or USI_Hash as soon as
+        the GUI has read it, so the search is cleared and lets go of the solver first (a
+        new USI_Hash frees the old table before it measures the memory free, and this
+        thread may not have ended by then)."""
+        with self._lock:
+            solver, self.solver = self.solver, None
+        if solver is not None:
+            with solver.lock:
+                if solver.current is self:
+                    solver.current = None
+        del solver
         self.engine.search_finished(self)
         self.engine.send(line)
 
@@ -210,15 +222,17 @@ class _Search:
 
     def _info_line(self):
         seconds = max(time.perf_counter() - self.start, 1e-6)
-        nodes = int(self.solver.nodes) if self.solver is not None else 0
+        solver = self.solver             # read once: _final lets go of it
+        nodes = int(solver.nodes) if solver is not None else 0
         line = f"info time {int(seconds * 1000)} nodes {nodes} nps {int(nodes / seconds)}"
-        full = self._hashfull()
+        full = self._hashfull(solver)
         return line if full is None else f"{line} hashfull {full}"
 
-    def _hashfull(self):
+    @staticmethod
+    def _hashfull(solver):
         try:
             from .tt import usage_permille
-            return usage_permille(self.solver.table.vals, HASHFULL_SAMPLE)
+            return usage_permille(solver.table.vals, HASHFULL_SAMPLE)
         except Exception:   # noqa: BLE001 - optional
             return None
 
