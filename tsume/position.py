@@ -172,19 +172,30 @@ def _engine():
 
 
 # ---------------------------------------------------------------- SFEN in
+_sfen_module = None  # formats/sfen.py, once imported (see _sfen)
+
+
+def _sfen():
+    """The SFEN codec, imported on first use (as _engine: a batch reads SFEN by the
+    million, and an import statement costs a microsecond a call)."""
+    global _sfen_module
+    if _sfen_module is None:
+        from .formats import sfen
+        _sfen_module = sfen
+    return _sfen_module
+
+
 def split_sfen(text):
     """(start Position, [USI moves]) from any form formats/sfen.py accepts; the moves are
     not played. Raises FormatError on malformed text."""
-    from .formats.sfen import sfen_to_arrays
-    board, hands, side, moves = sfen_to_arrays(text)
+    board, hands, side, moves = _sfen().sfen_to_arrays(text)
     return Position(board, hands, side), moves
 
 
 def parse_sfen(text, play_moves=True):
     """Position from any accepted form. Raises FormatError on malformed text; moves
     after ``moves`` are replayed (legality checked) unless play_moves is false."""
-    from .formats.sfen import play_usi_moves
     pos, moves = split_sfen(text)
-    if play_moves:
-        play_usi_moves(pos, moves)
+    if play_moves and moves:
+        _sfen().play_usi_moves(pos, moves)
     return pos

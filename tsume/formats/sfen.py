@@ -79,9 +79,10 @@ def play_usi_moves(pos, moves):
 # Anything else (a bad character, a rank of the wrong length, a '+' not before a
 # promotable piece) goes to the per-character parse, which names the fault.
 _BOARD_CHARS = b"123456789/+" + "".join(_LETTER_KIND).encode()
-_PROMOTED_BYTES = [(b"+" + ch.encode(), bytes([(kind + P.PROMOTED) | (0 if ch.isupper() else P.WHITE_BIT)]))
-                   for ch, kind in _LETTER_KIND.items() if P.can_promote(kind)]
+_PROMOTED_BYTE = {ch.encode(): bytes([(kind + P.PROMOTED) | (0 if ch.isupper() else P.WHITE_BIT)])
+                  for ch, kind in _LETTER_KIND.items() if P.can_promote(kind)}
 _EMPTY_BYTES = [(str(n).encode(), bytes(n)) for n in range(1, 10)]
+_RANK_ENDS = b"/" * 8       # (a board of nine 9-byte ranks: bytes 9, 19, ... 79)
 _CODE_OF = bytearray(b"\xff" * 256)         # a letter's byte -> its piece; 0xff: not one
 for _code in range(32):
     _CODE_OF[_code] = _code                 # (pieces and empty squares already replaced)
@@ -97,14 +98,19 @@ def _parse_board(text):
     if raw.translate(None, _BOARD_CHARS):        # a character no board has
         return _parse_board_slowly(text)
     if b"+" in raw:
-        for pair, code in _PROMOTED_BYTES:
-            raw = raw.replace(pair, code)
+        # Each '+' and the letter after it become the promoted piece's byte.
+        parts = raw.split(b"+")
+        for i in range(1, len(parts)):
+            code = _PROMOTED_BYTE.get(parts[i][:1])
+            if code is None:
+                return _parse_board_slowly(text)
+            parts[i] = code + parts[i][1:]
+        raw = b"".join(parts)
     for digit, empty in _EMPTY_BYTES:
         raw = raw.replace(digit, empty)
-    ranks = raw.split(b"/")
-    squares = b"".join(ranks).translate(_CODE_OF)
-    if len(ranks) != 9 or len(squares) != 81 or max(squares) >= 32 or \
-            any(len(rank) != 9 for rank in ranks):
+    # (A stray '/' would leave fewer than 81 squares; anything else not a piece, 0xff.)
+    squares = raw.translate(_CODE_OF, b"/")
+    if len(raw) != 89 or raw[9::10] != _RANK_ENDS or len(squares) != 81 or b"\xff" in squares:
         return _parse_board_slowly(text)
     return np.frombuffer(squares, dtype=np.int8)[_SQUARE_ORDER]
 
