@@ -128,16 +128,18 @@ class InProcessEngine(UsiEngine):
         import os
 
         from tsume import usi
-        to_engine, self._stdin = os.pipe()
+        to_engine, to_engine_w = os.pipe()
         from_engine, to_test = os.pipe()
-        self._stdin = open(self._stdin, "wb")
-        self.engine = usi.Engine(open(to_engine, "rb"), open(to_test, "wb"))
+        self._stdin = open(to_engine_w, "wb")
+        self._streams = [open(to_engine, "rb"), open(to_test, "wb"), open(from_engine, "rb")]
+        self.engine = usi.Engine(self._streams[0], self._streams[1])
         self.lines = queue.Queue()
         self.transcript = []
         self._main = threading.Thread(target=self.engine.run, name="test-usi-main", daemon=True)
         self._main.start()
-        threading.Thread(target=self._read, args=(open(from_engine, "rb"), self.lines.put),
-                         daemon=True).start()
+        self._reader = threading.Thread(target=self._read, args=(self._streams[2], self.lines.put),
+                                        daemon=True)
+        self._reader.start()
 
     def send(self, command):
         self.transcript.append("> " + command)
@@ -148,14 +150,20 @@ class InProcessEngine(UsiEngine):
         return ""
 
     def close(self):
-        """quit, once every engine thread has ended (the engine exits the process beside
-        one still running)."""
-        for thread in threading.enumerate():
-            if thread.name.startswith("tsume-usi"):
-                thread.join(ANSWER_TIMEOUT)
+        """quit, once every engine thread has ended: beside one still running, the engine
+        would end its process (os._exit), here pytest's."""
+        threads = [t for t in threading.enumerate() if t.name.startswith("tsume-usi")]
+        for thread in threads:
+            thread.join(ANSWER_TIMEOUT)
+        if any(thread.is_alive() for thread in threads):
+            pytest.fail("an engine thread did not end: not sending quit")
         self.send("quit")
         self._main.join(ANSWER_TIMEOUT)
         self._stdin.close()
+        self._streams[1].close()            # (the reader then sees the end of output)
+        self._reader.join(ANSWER_TIMEOUT)
+        for stream in self._streams:
+            stream.close()
 
 
 def _handshake(engine):
