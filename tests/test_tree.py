@@ -244,11 +244,15 @@ def test_flaws_are_grouped_per_ply_in_japanese(monkeypatch):
                {"ply": 1, "move": "2d2c", "kind": "unchecked", "length": None, "line": None,
                 "budget": "nodes"},
                {"ply": 3, "move": "L*1e", "kind": "unchecked", "length": None, "line": None,
+                "budget": "time"},
+               {"ply": 3, "move": "L*1f", "kind": "unchecked", "length": None, "line": None,
                 "budget": "time"}]}
     lines = verdict_lines(rec, s3)
     assert "  1手目 ▲１二香 ほか1手で余詰 (7手で詰む)" in lines
     unchecked = next(line for line in lines if line.startswith("余詰未確認"))
-    assert unchecked.startswith("余詰未確認 2手") and "1手目 1, 3手目 1" in unchecked
+    # Per ply the first open check named, the others counted.
+    assert unchecked.startswith("余詰未確認 3手") and \
+        unchecked.endswith(": 1手目 ▲２三龍, 3手目 ▲１五香 ほか1手")
     assert "node budget / time limit" in unchecked
     # The line of the shortest one, cut after LINE_PLIES.
     rec["yozume"] = [{"ply": 1, "move": "P*1b", "kind": "yozume", "length": 3,

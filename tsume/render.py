@@ -104,7 +104,7 @@ def _mate_lines(rec, position=None):
         flaws.append(f"駒余り: {left} / pieces left in hand: {left}")
     unchecked = [y for y in rec["yozume"] if y["kind"] == "unchecked"]
     if unchecked:
-        flaws.append(_unchecked_line(unchecked))
+        flaws.append(_unchecked_line(position, moves, unchecked))
     if not rec["exact"]:
         # (mudaai is null only when no answer was asked for: --answer proof)
         flaws.append("手数未確定 / length not proven shortest ("
@@ -152,10 +152,15 @@ def _group(position, moves, ply, group, word, line=True):
 _BUDGETS = {"nodes": "node budget", "time": "time limit"}
 
 
-def _unchecked_line(unchecked):
-    """The 余詰 checks the budget left open, counted per ply (the list is in JSON)."""
+def _unchecked_line(position, moves, unchecked):
+    """The 余詰 checks the budget left open, per ply the first named and the others
+    counted (``3手目 ▲２三銀 ほか4手``; the list is in JSON): one open check, the common
+    case once the check has widened, is then named where it stands."""
     budgets = sorted({_BUDGETS.get(y.get("budget"), "budget") for y in unchecked})
-    per_ply = ", ".join(f"{ply}手目 {len(group)}" for ply, group in _by_ply(unchecked))
+    per_ply = ", ".join(
+        f"{ply}手目 {_japanese(position, moves[:ply - 1], [group[0]['move']])}"
+        + (f" ほか{len(group) - 1}手" if len(group) > 1 else "")
+        for ply, group in _by_ply(unchecked))
     return (f"余詰未確認 {len(unchecked)}手 / {len(unchecked)} other checks not settled "
             f"({' / '.join(budgets)} ran out): {per_ply}")
 
