@@ -120,15 +120,16 @@ def test_a_cheap_length_leaves_the_mudaai_rule_its_whole_share_under_a_time_limi
     assert Budget(Limits(time_limit=10.0, nodes=10**6)).rule_nodes(1_000, 500) == 500
 
 
-def test_the_yozume_check_widens_only_with_a_time_limit_and_no_cap():
-    """--yozume-nodes caps the 余詰 check a reply; unless it is given, a problem with a
-    time limit lets the check go on past YOZUME_NODES a reply until it has taken
-    YOZUME_SHARE times what the problem took before it (or the deadline)."""
-    timed = Budget(Limits(time_limit=10.0))
-    assert timed.yozume_nodes(None, 1_000_000) == (YOZUME_NODES, 1_000_000 * (1 + YOZUME_SHARE))
-    assert timed.yozume_nodes(5_000, 1_000_000) == (5_000, None)
-    assert Budget(Limits()).yozume_nodes(None, 1_000_000) == (YOZUME_NODES, None)
-    assert Budget(Limits(nodes=10**7)).yozume_nodes(None, 1_000_000) == (YOZUME_NODES, None)
+def test_the_yozume_check_widens_within_its_share_unless_capped():
+    """--yozume-nodes caps the 余詰 check a reply; unless it is given, the check goes on
+    past YOZUME_NODES a reply until it has taken YOZUME_SHARE times what the problem
+    took before it (or the deadline, or the node limit), with a time limit or not: a
+    share in nodes gives a run without a limit the answer of a run whose limit it does
+    not reach."""
+    widened = (YOZUME_NODES, 1_000_000 * (1 + YOZUME_SHARE))
+    for limits in (Limits(time_limit=10.0), Limits(), Limits(nodes=10**7)):
+        assert Budget(limits).yozume_nodes(None, 1_000_000) == widened
+        assert Budget(limits).yozume_nodes(5_000, 1_000_000) == (5_000, None)
 
 
 def test_a_time_limit_does_not_count_loading_the_compiled_code(monkeypatch):

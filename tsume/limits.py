@@ -17,8 +17,8 @@ the whole problem, not each phase. Invariants:
   of a second (Solver.search shrinks its slices near the deadline).
 
 Without limits, the answer's phases still stop somewhere: the ``ANALYSIS_*`` and
-``RULE_*`` defaults below size them from what the proof took, and the 余詰 check
-stops at ``YOZUME_NODES`` a reply.
+``RULE_*`` defaults below size them from what the proof took, and the 余詰 check's
+widening passes stop at ``YOZUME_SHARE`` times the nodes the problem took before it.
 """
 import math
 import os
@@ -52,11 +52,13 @@ LENGTH_TIME_SHARE = 0.5
 RULE_TIME_SHARE = 0.5
 # Nodes per defender reply of the 余詰 check's last pass over the alternative checks
 # (Limits.yozume_nodes, the CLI's --yozume-nodes). Unless a cap is given, a problem
-# with a time limit goes on past it, each pass YOZUME_GROWTH times the last, until the
-# limit, a verdict for every alternative, or YOZUME_SHARE times the nodes the problem
-# took before the check: classics left alternatives open with time unused, and a share
-# of their own work (not the whole time) keeps a short problem whose one alternative
-# takes millions of nodes to refute from paying for it (bench/MEASUREMENTS.md).
+# goes on past it, each pass YOZUME_GROWTH times the last, until a verdict for every
+# alternative, YOZUME_SHARE times the nodes the problem took before the check, or the
+# time limit if any: classics left alternatives open with time unused, and a share of
+# their own work (not the whole time) keeps a short problem whose one alternative takes
+# millions of nodes to refute from paying for it (bench/MEASUREMENTS.md). The share is
+# in nodes, so a run without a time limit gets the same answer as one with a time
+# limit it does not reach.
 YOZUME_NODES = 100_000
 YOZUME_GROWTH = 4
 YOZUME_SHARE = 1
@@ -83,7 +85,7 @@ class Limits:
                                      # or a level of ANSWER_LEVELS (see __post_init__)
     yozume: bool = True              # check every other check along the line (余詰)
     yozume_nodes: int | None = None  # per alternative and defender reply; None:
-                                     # YOZUME_NODES, widening with a time limit
+                                     # YOZUME_NODES, then widening within a share
     mudaai: bool = True              # futile interpositions are not counted (無駄合)
     tree: bool = False               # the solution tree with its 変化 (tree.py)
     tree_depth: int | None = None    # levels of 変化 in it (None: TREE_MAX_MOVES decides)
@@ -185,10 +187,10 @@ class Budget:
     def yozume_nodes(self, cap, spent):
         """(nodes a reply of the 余詰 check's last pass, the node count up to which
         passes may go on past it, or None), the problem having taken `spent`: the cap
-        given, else YOZUME_NODES and, with a time limit, on until YOZUME_SHARE times
-        `spent` more (or the deadline)."""
-        if cap is not None or self.deadline is None:
-            return (YOZUME_NODES if cap is None else cap), None
+        given, else YOZUME_NODES and on until YOZUME_SHARE times `spent` more (or the
+        deadline)."""
+        if cap is not None:
+            return cap, None
         return YOZUME_NODES, spent + YOZUME_SHARE * spent
 
     def tree_nodes(self, spent):
