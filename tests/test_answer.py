@@ -1,6 +1,7 @@
 """The composer's answer: exact length, main line by the tsume rules, 駒余り, 変同, 余詰."""
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -755,8 +756,20 @@ def test_random_positions_agree_with_a_full_cshogi_minimax():
     assert seen["short mates"] >= 80 and seen["nomate"] >= 250, seen
 
 
+def test_without_a_time_limit_the_yozume_check_widens_too():
+    """The check's share is in nodes, so a solve() with no limit widens its passes as
+    one with a time limit does: 図巧2 (problems/zukou-002.sfen), a complete work one of
+    whose other checks (P*1f at ply 3) takes more than the 100,000 nodes a reply of the
+    last fixed pass to refute, is judged complete with nothing left unchecked."""
+    sfen = (Path(__file__).resolve().parents[1] / "problems" / "zukou-002.sfen").read_text()
+    result = solve(Position.from_sfen(sfen.strip()), solver=Solver(hash_mb=256, seed=0))
+    assert result.status == "mate" and result.exact
+    assert [y for y in result.yozume if y["kind"] == "unchecked"] == []
+    assert result.complete
+
+
 def test_the_yozume_check_widens_its_passes_up_to_a_node_count():
-    """Given a node count to go up to (solve() gives one with a time limit and no cap:
+    """Given a node count to go up to (solve() gives one unless a cap is given:
     limits.Budget.yozume_nodes), the 余詰 check does not stop at the last pass's nodes a
     reply: the passes go on, each YOZUME_GROWTH times wider. tanuki-7-0079's alternatives,
     asked with a last pass of 200 nodes a reply, leave two open; widened, all settle
