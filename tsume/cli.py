@@ -341,9 +341,9 @@ terminated (SIGTERM).""")
 @click.option("--yozume-nodes", type=click.IntRange(min=1), default=None,
               callback=lambda ctx, param, value: _at_most_max_nodes(value), metavar="N",
               help="Node budget of the 余詰 check, per alternative and reply (more than "
-              "10^18 counts as 10^18). Default: 100000; with --time-limit, on past it (four "
-              "times more a pass) until the limit or as many nodes as the problem took "
-              "before the check.")
+              "10^18 counts as 10^18). Default: 100000, then on past it (four times more a "
+              "pass) until the check has taken as many nodes as the problem before it, or "
+              "the time limit.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Solve in N worker processes; a problem whose worker dies is retried once.")
 @click.option("--threads", type=click.IntRange(min=1, max=MAX_THREADS), default=None, metavar="N",
