@@ -16,6 +16,7 @@ from tsume import movegen  # noqa: E402
 from tsume.movegen import hand_after_moves  # noqa: E402
 from tsume.pieces import held_pieces  # noqa: E402
 from tsume.lines import to_usi as _to_usi  # noqa: E402
+from tsume.notation import usi_to_move  # noqa: E402
 from tsume.pipeline import solve  # noqa: E402
 from tsume.solver import FIRST_CLUSTERS, Solver  # noqa: E402
 
@@ -597,6 +598,38 @@ def test_a_search_that_expects_no_mate_disproves_with_the_checks_as_first_dn():
         pn, dn, _, _ = solver.search(pos, 2_000_000, expect_no_mate=True)
         assert pn == 0, sfen
         assert_line_mates_under_cshogi(sfen, solver.mating_line(pos))
+
+
+def test_a_non_promotion_that_alone_mates_is_found_though_it_waits_for_the_promotion():
+    """The 余詰 check's question of one alternative (a search that expects no mate, of
+    one check: `only=`) searches an attacker's pawn, bishop or rook move that could
+    promote unpromoted only once the promotion has failed (dfpn._chain_promotions). In
+    yo-mate11-0000574 the rook mates at ply 7 only by not promoting (its stated line);
+    the promotion, which checks too, does not mate within the five plies left. Asked
+    whether the check of ply 5 mates within seven, the search still proves it, through
+    the non-promotion (cshogi replaying the line read from the table)."""
+    row = {cols[2]: cols for cols in _rows("yo_mate11.tsv")}["yo-mate11-0000574"]
+    line = row[3].split()
+    pos = Position.from_sfen(row[0])
+    for usi in line[:4]:
+        pos.push_usi(usi)
+    plies = int(row[1]) - 4
+    at_ply7 = pos.copy()
+    for usi in line[4:6]:
+        at_ply7.push_usi(usi)
+    plain, promoted = usi_to_move(line[6]), usi_to_move(line[6] + "+")
+    assert {plain, promoted} <= set(movegen.check_moves_of(at_ply7))
+    solver = Solver(hash_mb=16, seed=0)
+    solver.new_problem()
+    pn, dn, _, _ = solver.search(at_ply7, 200_000, max_depth=plies - 2, only=promoted)
+    assert dn == 0 and pn != 0
+    solver.new_problem()
+    pn, _, _, length = solver.search(pos, 300_000, max_depth=plies, expect_no_mate=True,
+                                     only=usi_to_move(line[4]))
+    assert pn == 0 and length <= plies
+    mating = solver.mating_line(at_ply7)
+    assert mating[0] == line[6]
+    assert_line_mates_under_cshogi(at_ply7.sfen(), mating)
 
 
 def test_a_search_of_one_check_answers_for_that_check_alone():

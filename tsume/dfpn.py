@@ -24,11 +24,11 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
-from .move import DROP_BASE, is_drop, move_from, move_to
+from .move import DROP_BASE, PROMOTE_FLAG, is_drop, is_promotion, move_from, move_to
 from .movegen import (EVERY_REPLY, FIRST_REPLY, MAX_MOVES, attacked, check_moves, do_move,
                       emit_moves, evasions, hand_count, key_after, mate_in_one, quick_mate_in_one,
                       sole_checker, undo_move)
-from .pieces import DIRECTION_TO, HAND_MASK, HAND_SHIFT, HAND_MIX, STEP
+from .pieces import BISHOP, DIRECTION_TO, HAND_MASK, HAND_SHIFT, HAND_MIX, PAWN, ROOK, STEP
 from .state import KEY, KING_SQ, SIDE
 from .tt import (INF, LOOK_DN, LOOK_HAND, LOOK_LEN, LOOK_PN, LOOK_SIZE, NO_LIMIT, hand_covers,
                  tt_lookup, tt_prefetch, tt_store)
@@ -85,7 +85,8 @@ CTRL_COUNT_CHECKS = 6      # caller: != 0 (a search that expects no mate): a new
                            # node's first dn is its number of checks (_evaluate_child)
 CTRL_VARIANT = 7           # caller: != 0 for a helper thread's search (see _search)
 CTRL_ROOT_MOVE = 8         # caller: != 0 (a check of the root): the root stands for that
-                           # check alone (see _search)
+                           # check alone (see _search); with CTRL_COUNT_CHECKS, the 余詰
+                           # check's question, non-promotions wait (_chain_promotions)
 CTRL_DEFENDER_ROOT = 9     # caller: != 0: the root is a defender node (the defender to
                            # move, in check): is he mated?
 CONTROL_SIZE = 10
@@ -243,6 +244,29 @@ def _chain_drops(moves, n, nxt, wait, last):
                 nxt[last[to]] = i
                 wait[i] = True
             last[to] = i
+
+
+@njit(cache=True, _nrt=False)
+def _chain_promotions(board, moves, n, nxt, wait, delay):
+    """Delayed expansion of non-promotions (OR nodes), with `delay` (the 余詰 check's
+    question of one alternative: CTRL_ROOT_MOVE with CTRL_COUNT_CHECKS): a pawn, bishop
+    or rook move that could promote waits unpromoted until the promotion is disproven,
+    so the two are not refuted side by side (their refutations are mostly one). Only
+    there, where nearly every answer is no: a classic's key move is often such a
+    non-promotion, and so is the mate that makes an interposition futile; either would
+    wait for a long disproof of the promotion (bench/MEASUREMENTS.md)."""
+    for i in range(n):
+        nxt[i] = -1
+        wait[i] = False
+    if not delay:
+        return
+    for i in range(1, n):
+        m = moves[i]
+        if not is_drop(m) and not is_promotion(m) and moves[i - 1] == (m | PROMOTE_FLAG):
+            kind = board[move_from(m)] & 15
+            if kind == PAWN or kind == BISHOP or kind == ROOK:
+                nxt[i - 1] = i
+                wait[i] = True
 
 
 @njit(cache=True, _nrt=False)
@@ -906,8 +930,11 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
                     m = moves[j]
                     moves[j] = moves[0]
                     moves[0] = m
+            if or_node:
+                _chain_promotions(board, moves, n, work_next[ply], work_wait[ply],
+                                  count_checks and only != 0)
             for i in range(n):
-                if not or_node and work_wait[ply, i]:
+                if work_wait[ply, i]:
                     work_pn[ply, i] = 1           # placeholders until it joins
                     work_dn[ply, i] = 1
                     work_len[ply, i] = 0
@@ -940,23 +967,25 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
         b = -1
         second = np.int64(INF)
         for i in range(n):
-            if not or_node:
-                if work_wait[ply, i]:
-                    continue          # a delayed drop, not searched yet
-                j = work_next[ply, i]
-                if j >= 0 and work_pn[ply, i] == 0:
-                    # Its chain predecessor is proven: the next drop on that square joins.
-                    work_next[ply, i] = -1
-                    work_wait[ply, j] = False
-                    if _evaluate_joined_child(board, hands, state, keys, thands, vals,
-                                              salt, known_salt, attacker, or_node,
-                                              max_depth - ply - 1, frames, on_path, ply,
-                                              np.int64(j), work_moves[ply, j], scratch, mate_buf,
-                                              look, work_pn, work_dn, work_hand, work_len,
-                                              work_rep, rule, checker[ply], ancestors[ply],
-                                              path_results, depth_cap, count_checks) < 0:
-                        _note_unknown(control, pending, work_moves, best, ply, work_moves[ply, j])
-                    nodes += 1
+            if work_wait[ply, i]:
+                continue          # a delayed move, not searched yet
+            j = work_next[ply, i]
+            if j >= 0 and ((work_dn[ply, i] == 0) if or_node else (work_pn[ply, i] == 0)):
+                # Its chain predecessor is settled against the side to move here (a
+                # drop on that square proven, a promotion disproven): the next joins.
+                # (Only a defender node has a distant checker: checker[ply] means
+                # nothing at an attacker node.)
+                work_next[ply, i] = -1
+                work_wait[ply, j] = False
+                if _evaluate_joined_child(board, hands, state, keys, thands, vals, salt,
+                                          known_salt, attacker, or_node, max_depth - ply - 1,
+                                          frames, on_path, ply, np.int64(j), work_moves[ply, j],
+                                          scratch, mate_buf, look, work_pn, work_dn, work_hand,
+                                          work_len, work_rep, rule,
+                                          -1 if or_node else checker[ply], ancestors[ply],
+                                          path_results, depth_cap, count_checks) < 0:
+                    _note_unknown(control, pending, work_moves, best, ply, work_moves[ply, j])
+                nodes += 1
             cp = work_pn[ply, i]
             cd = work_dn[ply, i]
             if or_node:

@@ -235,7 +235,9 @@ class Solver:
         (CTRL_COUNT_CHECKS): disproofs take far fewer nodes, proofs somewhat more time.
         `only` (a check of pos, as an int) asks whether that check mates: its replies
         are searched as one defender node (CTRL_ROOT_MOVE), and pos itself gets no
-        entry (nor a line: read the check's from the table). With `defender`, pos is a
+        entry (nor a line: read the check's from the table); with expect_no_mate too (the
+        余詰 check's question), a non-promotion is searched only once its promotion has
+        failed (dfpn._chain_promotions). With `defender`, pos is a
         defender node (the defender to move, in check; not in rule mode): is he mated
         whatever he plays? Its replies are searched as one node (CTRL_DEFENDER_ROOT)."""
         salt = self.salt if salt is None else salt
