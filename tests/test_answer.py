@@ -466,6 +466,43 @@ def test_no_mate_within_settles_what_a_shorter_mate_would_need():
     assert not rule.no_mate_within(pos, 7, max_nodes=5_000_000)
 
 
+def test_a_rule_proof_is_settled_only_until_one_interposition_holds_out():
+    """FutilityRule.settle_proof: a mate that the rule's disproof found by taking
+    interpositions of unknown futility as futile breaks at the first of them that is a
+    real defence, and the next search reads that one from the table and looks for
+    another mate. So when that search was cheap, its questions are asked until one
+    holds out, not all of them (each can be a long search); when it cost more than the
+    questions, all. yo-mate7-0000088 (7 plies,
+    strict and by the rule): its first such mate within 5 plies rests on several;
+    after one holds out, some are left unasked, and no mate within 5 by the rule is
+    still proven."""
+    from tsume.dfpn import RULE_D2_DISPROVE
+    from tsume.mudaai import FutilityRule
+    from tsume.solver import DISPROVE_NAMESPACE, namespace
+    cols = next(c for c in _rows("yo_mate7.tsv") if c[2] == "yo-mate7-0000088")
+    pos = Position.from_sfen(cols[0])
+    solver = Solver(hash_mb=16, seed=0)
+    solver.new_problem()
+    rule = FutilityRule(solver, pos.side_to_move)
+    # (Counter 0: no_mate_within's own searches below take fresh namespaces from 1.)
+    salt = namespace(solver.salt, DISPROVE_NAMESPACE)
+    pn, _, _, _ = solver.search(pos, 2_000_000, max_depth=5, salt=salt, rule=RULE_D2_DISPROVE)
+    assert pn == 0 and solver.unknown_futility > 0
+    assumed, readable = rule._assumed_futile(pos, salt, 5)
+    assert readable and len(assumed) >= 2
+    holds, progress = rule.settle_proof(pos, salt, 5)
+    assert not holds and progress
+    keys = [(p.key(), reply) for p, reply in assumed]
+    real = [k for k in keys if k in rule._futile and not rule._futile[k] and k not in rule._open]
+    assert len(real) == 1
+    assert any(k not in rule._futile for k in keys)      # never asked
+    # Where the search cost more than the questions, every one is asked.
+    eager = FutilityRule(solver, pos.side_to_move)
+    eager.settle_proof(pos, salt, 5, allowance=10**12)
+    assert all(k in eager._futile for k in keys)
+    assert rule.no_mate_within(pos, 5, max_nodes=5_000_000)
+
+
 def test_rule_mode_reads_settled_futility_even_when_the_table_lost_the_capture():
     """What FutilityRule settles, the engine's rule mode must read even after the
     post-capture entries are gone: every interposition on one square leaves the same

@@ -191,13 +191,14 @@ class FutilityRule:
         """Is it proven that there is no mate by the rule within `depth` plies? Asked
         of the engine's RULE_D2_DISPROVE, where an interposition of unknown futility
         counts as futile: its disproof holds whatever is still unknown. A proof there
-        that took some as futile is no answer: those are settled and the question
-        asked again (in a fresh namespace, as what was assumed may have changed) until
-        it is disproven, or nothing more can be settled. The interpositions asked
-        about are the few that a shorter mate would need, where a disproof under D2
-        meets thousands whose futility it needs (図巧2: settled in 0.5 s, where the
-        latter had left it open after 10M nodes). Within self.stop_at, if set, and
-        max_nodes more nodes."""
+        that took some as futile is no answer: they are settled (settle_proof: until
+        one is a real defence, then on while they cost less than the search did) and
+        the question asked again (in a fresh namespace, as what was assumed may have
+        changed) until it is disproven, or nothing more can be settled. The
+        interpositions asked about are the few that a shorter mate would need, where a
+        disproof under D2 meets thousands whose futility it needs (図巧2: settled in
+        0.5 s, where the latter had left it open after 10M nodes). Within
+        self.stop_at, if set, and max_nodes more nodes."""
         if depth < 1:
             return True
         solver = self.solver
@@ -216,13 +217,14 @@ class FutilityRule:
                 # rest on what has been settled since.
                 self._disprove_searches += 1
                 salt = namespace(solver.salt, DISPROVE_NAMESPACE, self._disprove_searches)
+                before = solver.nodes
                 pn, dn, _, _ = solver.search(root, left, deadline=self.deadline,
                                              max_depth=depth, salt=salt, rule=RULE_D2_DISPROVE)
                 if dn == 0:
                     return True
                 if pn != 0 or solver.unknown_futility == 0:
                     return False            # the budget, or a mate that assumed nothing
-                holds, progress = self.settle_proof(root, salt, depth)
+                holds, progress = self.settle_proof(root, salt, depth, solver.nodes - before)
                 if holds or not progress:
                     return False            # a mate by the rule, or nothing more settled
         except RuleBudgetExceeded:
@@ -231,16 +233,72 @@ class FutilityRule:
             self.stop_at = saved
         return False
 
-    def settle_proof(self, root, salt, plies):
+    def settle_proof(self, root, salt, plies, allowance=0):
         """Read the proof of a mate of root within `plies` from namespace `salt` (a
         search that took interpositions of unknown futility as futile) and the main
-        one, settling (settle) every interposition in it. Returns (does every one the
-        search took as futile without knowing turn out futile, was anything settled
-        that was not before). Each is settled even after one fails, so that the next
-        search knows them all. The first is False also when the proof cannot be read."""
+        one, and settle the interpositions it took as futile without knowing. Returns
+        (does every one of them turn out futile, was anything settled that was not
+        before). The first is False also when the proof cannot be read.
+        One real defence breaks the proof; the next search reads it from the table and
+        looks for another mate, where it may meet the others again. So the questions
+        are asked cheapest first (each with its first pass only, then the rest in
+        full, one left open before last: its retry costs four times more), and once
+        one breaks the proof the others only while they have cost less than
+        `allowance` nodes since (the search that found the proof: about what the next
+        one costs). A short problem's search costs a few hundred nodes and a question
+        up to thousands times more; a long one's search can cost more than all its
+        questions."""
+        assumed, readable = self._assumed_futile(root, salt, plies)
+        solver = self.solver
+        progress = False
+        broken_at = None            # solver.nodes when a real defence broke the proof
+
+        def enough():
+            return broken_at is not None and solver.nodes - broken_at >= allowance
+
+        pending = []
+        saved = self.shallow, set(self.shallow_open)
+        self.shallow = True
+        self.shallow_open.clear()
+        try:
+            for pos, reply in assumed:
+                if enough():
+                    break
+                key = (pos.key(), reply)
+                if key in self._open:
+                    pending.append((pos, reply))      # asked in full before: retried below
+                    continue
+                futile = self.is_futile(pos, reply)
+                if key in self.shallow_open:
+                    pending.append((pos, reply))
+                    continue
+                progress = True
+                if not futile and broken_at is None:
+                    broken_at = solver.nodes
+        finally:
+            self.shallow = saved[0]
+            self.shallow_open.clear()
+            self.shallow_open.update(saved[1])
+        holds = readable and broken_at is None
+        pending.sort(key=lambda entry: (entry[0].key(), entry[1]) in self._open)
+        for pos, reply in pending:
+            if enough():
+                break
+            progress |= self.settle(pos, reply)
+            if self.is_open(pos, reply) or not self.is_futile(pos, reply):
+                holds = False       # still not known, or a real defence
+                if broken_at is None and not self.is_open(pos, reply):
+                    broken_at = solver.nodes
+        return holds, progress
+
+    def _assumed_futile(self, root, salt, plies):
+        """The interpositions (pos, reply) that the proof of a mate of root within
+        `plies` (namespace `salt`, and the main one) took as futile without knowing
+        (never asked, or left open), in the order met; and whether the proof could be
+        read whole. Asks nothing."""
         solver, attacker = self.solver, self.attacker
         verified, unreadable = set(), set()
-        holds, progress = [True], [False]
+        assumed, seen = [], set()
 
         def attacker_node(pos, left):
             key = (pos.key(), left)
@@ -274,22 +332,23 @@ class FutilityRule:
         def defender_node(pos, left):
             for reply in movegen.legal_moves_of(pos):
                 if interposes(pos, reply):
-                    new = self.settle(pos, reply)
-                    progress[0] |= new
-                    if self.is_futile(pos, reply):          # (settled: read from its cache)
+                    key = (pos.key(), reply)
+                    if key not in self._futile or key in self._open:
+                        # The search knew nothing of it, so took it as futile.
+                        if key not in seen:
+                            seen.add(key)
+                            assumed.append((pos, reply))
                         continue
-                    if new or self.is_open(pos, reply):
-                        # The search knew nothing of it, so took it as futile: it is not
-                        # (or still not known).
-                        holds[0] = False
-                        continue
+                    if self._futile[key]:
+                        continue                    # futile: no defence
                 child = pos.copy()
                 child.push(reply)
                 if not attacker_node(child, left - 1):
                     return False
             return True
 
-        return attacker_node(root, plies) and holds[0], progress[0]
+        readable = attacker_node(root, plies)
+        return assumed, readable
 
     # ------------------------------------------------------------ rule minimax
     def _count(self):
