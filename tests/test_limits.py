@@ -10,8 +10,9 @@ from click.testing import CliRunner
 
 from shared_data import rows
 from tsume.cli import cli
-from tsume.limits import (MAX_NODES, RULE_NODES_MAX, RULE_NODES_MIN, RULE_TIME_SHARE,
-                          YOZUME_NODES, YOZUME_SHARE, Budget, Limits, available_cores)
+from tsume.limits import (LENGTH_ALONE_TIME_SHARE, LENGTH_TIME_SHARE, MAX_NODES, RULE_NODES_MAX,
+                          RULE_NODES_MIN, RULE_TIME_SHARE, YOZUME_NODES, YOZUME_SHARE, Budget,
+                          Limits, available_cores)
 from tsume.lines import verify_mating_line
 from tsume.movegen import MAX_MOVES
 from tsume.pipeline import solve
@@ -104,6 +105,27 @@ def test_the_mudaai_rule_leaves_time_for_the_yozume_check():
     both = Budget(Limits(time_limit=10.0, nodes=10**6))
     assert both.rule_until(True) == both.deadline
     assert Budget(Limits()).rule_until(True) is None
+
+
+def test_the_length_alone_may_take_nearly_all_of_a_time_limit():
+    """With a time limit, the shortest length's questions go on past their node share
+    until LENGTH_TIME_SHARE of the time left when the 無駄合 rule, the 余詰 check or
+    the tree follow them, and until LENGTH_ALONE_TIME_SHARE when only the line is left
+    to read (--answer length): a share kept for phases that never run was time the
+    length went without (ミクロコスモス --answer length at 1,200 s stopped at 625 s).
+    With a node limit, or without a time limit, never past their node share."""
+    budget = Budget(Limits(time_limit=10.0, answer="length"))
+
+    def share_from(now, share):
+        return now + (budget.deadline - now) * share
+    for follow, share in ((True, LENGTH_TIME_SHARE), (False, LENGTH_ALONE_TIME_SHARE)):
+        before = time.perf_counter()
+        until = budget.length_until(follow)
+        after = time.perf_counter()
+        assert share_from(before, share) <= until <= share_from(after, share) < budget.deadline
+    assert LENGTH_TIME_SHARE < LENGTH_ALONE_TIME_SHARE < 1
+    assert Budget(Limits(time_limit=10.0, nodes=10**6)).length_until(False) is None
+    assert Budget(Limits()).length_until(False) is None
 
 
 def test_a_cheap_length_leaves_the_mudaai_rule_its_whole_share_under_a_time_limit():

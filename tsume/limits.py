@@ -43,8 +43,10 @@ ANALYSIS_PER_PROOF = 10
 RULE_NODES_MIN = 10_000_000
 RULE_NODES_MAX = 20_000_000
 # Without a node limit but with a time limit, the shortest length's questions may go
-# on past their node share until this fraction of the time left for the answer.
+# on past their node share until this fraction of the time left for the answer, or,
+# when no phase but reading the line follows them (--answer length), this one.
 LENGTH_TIME_SHARE = 0.5
+LENGTH_ALONE_TIME_SHARE = 0.9
 # With a time limit and no node limit, when the 余詰 check comes after it, the 無駄合
 # rule's questions stop at this fraction of the time left, so that the check has time
 # for every other check along the line: most take a few thousand nodes each, and on
@@ -199,13 +201,16 @@ class Budget:
         left = self.nodes_left(spent)
         return left if left is not None else max(TREE_NODES, TREE_PER_PROOF * spent)
 
-    def length_until(self):
+    def length_until(self, phases_follow):
         """Until when the shortest length's questions may go past their node share
-        (None: never; only with a time limit and no node limit)."""
+        (None: never; only with a time limit and no node limit); `phases_follow`: the
+        無駄合 rule, the 余詰 check or the tree come after them (else only the line
+        is left to read)."""
         if self.deadline is None or self.node_limit is not None:
             return None
         now = time.perf_counter()
-        return now + max(0.0, self.deadline - now) * LENGTH_TIME_SHARE
+        share = LENGTH_TIME_SHARE if phases_follow else LENGTH_ALONE_TIME_SHARE
+        return now + max(0.0, self.deadline - now) * share
 
 
 UNLIMITED = Limits()

@@ -263,7 +263,8 @@ def _answer(solver, root, result, upper, limits, budget):
     spent = solver.nodes
     budget.enter("length", spent)
     finder = AnswerFinder(solver, root, QUERY_NODES, budget.analysis_nodes(spent),
-                          budget.deadline, budget.length_until())
+                          budget.deadline,
+                          budget.length_until(limits.mudaai or limits.yozume or limits.tree))
     moves, length, exact = strict_answer(finder, root, result.moves, upper)
     strict = moves
     mudaai = "not counted" if limits.mudaai else "counted"
