@@ -111,9 +111,9 @@ def test_the_length_alone_may_take_nearly_all_of_a_time_limit():
     """With a time limit, the shortest length's questions go on past their node share
     until LENGTH_TIME_SHARE of the time left when the 無駄合 rule, the 余詰 check or
     the tree follow them, and until LENGTH_ALONE_TIME_SHARE when only the line is left
-    to read (--answer length): a share kept for phases that never run was time the
-    length went without (ミクロコスモス --answer length at 1,200 s stopped at 625 s).
-    With a node limit, or without a time limit, never past their node share."""
+    to read (--answer length): a share kept for phases that never run would be time
+    the length goes without. With a node limit, or without a time limit, never past
+    their node share."""
     budget = Budget(Limits(time_limit=10.0, answer="length"))
 
     def share_from(now, share):
