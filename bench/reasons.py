@@ -94,6 +94,7 @@ def mate_within_keep_rule(solver, sfen, plies, time_limit, max_nodes, query_node
             if left <= 0 or time.perf_counter() >= deadline:
                 break
             salt = solver.salt ^ (np.int64(fresh) << 40)
+            before = solver.nodes
             pn, dn, _, _ = solver.search(root, left, deadline, max_depth=plies, salt=salt,
                                          rule=RULE_KEEP)
             if dn == 0:
@@ -104,7 +105,9 @@ def mate_within_keep_rule(solver, sfen, plies, time_limit, max_nodes, query_node
                 return True, assumed
             assumed = True
             retries = rule.retries
-            holds, progress = rule.settle_proof(root, salt, plies)
+            # (The search's cost as the allowance: settle_proof asks on after a real
+            # defence while that is cheaper than searching again.)
+            holds, progress = rule.settle_proof(root, salt, plies, solver.nodes - before)
             if holds:
                 return True, assumed
             if not progress and rule.retries == retries:
