@@ -285,9 +285,11 @@ class FutilityRule:
             if enough():
                 break
             progress |= self.settle(pos, reply)
-            if self.is_open(pos, reply) or not self.is_futile(pos, reply):
-                holds = False       # still not known, or a real defence
-                if broken_at is None and not self.is_open(pos, reply):
+            if self.is_open(pos, reply):
+                holds = False       # still not known: another may break the proof
+            elif not self.is_futile(pos, reply):
+                holds = False       # a real defence
+                if broken_at is None:
                     broken_at = solver.nodes
         return holds, progress
 
