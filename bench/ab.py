@@ -2,6 +2,7 @@
 
     python bench/ab.py A B [--set yo_mate7] [--count 1000] [--repeat 3]
     python bench/ab.py A B --set zuko,musou [--time-limit 60] [--hash 2048]
+    python bench/ab.py A B --set yo_mate3 --count 2000 --repeat 5 --bulk
 
 A and B are checkouts (directories holding a `tsume/` package, e.g. a `git worktree`
 of main and one of the change). Each package is copied under a name of its own
@@ -18,6 +19,9 @@ so a reused cache can silently run the old code.
 
 Sets: yo_mate3..11 (first --count rows) or tanuki (tanuki_generated.tsv), read from
 ../shared/problems/ beside A. Proof and mating line only (answer=False), as in peers.py.
+With --bulk they go through pipeline.solve_many (the batch's path, bulk.py) in blocks
+of 200, A and B in turn block by block, instead of solve() one problem at a time: a
+short problem's search is then no longer hidden under solve()'s Python.
 
 The classics (--set zuko, musou or both, comma-separated: 将棋図巧 / 将棋無双, the first
 --count rows of each, once each, at --time-limit seconds) are solved on a table of --hash MB per engine, with
@@ -51,8 +55,9 @@ def _load(root, name, workdir):
         front = importlib.import_module(name + ".pipeline")
     except ImportError:
         front = solver
-    engine = types.SimpleNamespace(solve=front.solve, warm_up=front.warm_up, Solver=solver.Solver)
-    engine.warm_up()
+    engine = types.SimpleNamespace(solve=front.solve, warm_up=front.warm_up, Solver=solver.Solver,
+                                   solve_many=getattr(front, "solve_many", None))
+    engine.warm_up(bulk=True) if engine.solve_many else engine.warm_up()
     return position.Position, engine
 
 
@@ -75,6 +80,25 @@ def short_sets(engines, rows, repeat):
                 best = min(best, time.perf_counter() - start)
                 if r == 0:
                     nodes[k] += result.nodes
+            total[k] += best
+    return total, nodes
+
+
+def bulk_sets(engines, rows, repeat, block=200):
+    """Blocks of `block` problems through solve_many, A and B in turn, `repeat` times
+    each; the fastest run of each block counts."""
+    total = [0.0, 0.0]
+    nodes = [0, 0]
+    for lo in range(0, len(rows), block):
+        for k, (position_cls, module) in enumerate(engines):
+            positions = [position_cls.from_sfen(sfen) for sfen in rows[lo:lo + block]]
+            best = float("inf")
+            for r in range(repeat):
+                start = time.perf_counter()
+                results = module.solve_many(positions, hash_mb=256, answer=False)
+                best = min(best, time.perf_counter() - start)
+                if r == 0:
+                    nodes[k] += sum(result.nodes for result in results)
             total[k] += best
     return total, nodes
 
@@ -128,6 +152,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--time-limit", type=float, default=60.0, help="classics: per problem")
     ap.add_argument("--hash", type=int, default=2048, help="classics: table MB per engine")
+    ap.add_argument("--bulk", action="store_true",
+                    help="short sets: pipeline.solve_many in blocks instead of solve()")
     args = ap.parse_args()
 
     shared = Path(args.a).resolve().parent / "shared" / "problems"
@@ -152,7 +178,10 @@ def main():
             total, nodes = classics(engines, rows, args.time_limit, args.hash)
         else:
             rows = [row[0] for row in rows]
-            total, nodes = short_sets(engines, rows, args.repeat)
+            if args.bulk and not all(module.solve_many for _, module in engines):
+                sys.exit("ab.py: --bulk: a checkout without pipeline.solve_many")
+            run = bulk_sets if args.bulk else short_sets
+            total, nodes = run(engines, rows, args.repeat)
         print(f"{args.set} x{len(rows)}: A {total[0]:.3f} s, B {total[1]:.3f} s, "
               f"B/A {total[1] / total[0]:.3f}; nodes A {nodes[0]:,}, B {nodes[1]:,}")
     finally:
