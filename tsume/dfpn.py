@@ -530,29 +530,55 @@ def _mated_after_check(board, hands, state, keys, thands, vals, generation, salt
     return True
 
 
+@njit(cache=True, inline="always")
+def _tried_check(board, hands, state, keys, thands, vals, generation, salt, attacker, check,
+                 replies, ne, buf, line, small, guess):
+    """_mated_after_check of the root's check `check`, played, with its ne replies; if
+    it fails and `guess`, the check's position is stored with the first numbers the
+    root's expansion would give it (_evaluate_child: its replies as _first_guess counts
+    them, dn 1), which the 2-ply check that just failed would not have changed."""
+    if _mated_after_check(board, hands, state, keys, thands, vals, generation, salt, attacker,
+                          check, replies, ne, buf, line, small):
+        return True
+    if guess:
+        tt_store(keys, thands, vals, generation, table_key(state, hands, salt), hands[attacker],
+                 _first_guess(replies, ne), _1, _1, _0)
+    return False
+
+
 @njit(cache=True, _nrt=False)
 def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, salt, known_salt,
-                        attacker, moves, n, counts, replies, buf, look, fresh, line, small):
+                        attacker, moves, n, counts, replies, buf, look, fresh, line, small,
+                        guess):
     """The root's 2-ply check: is there a check after which every reply allows a mate in
     one? The checks are tried by their number of replies (up to COUNT_UPTO), fewest
     first, and the first that succeeds is stored in the table. Returns its index, or
     that of a check that mates at once, or -1. A check with one reply is tried as soon
-    as its replies are counted (two in three yo_mate3 mates begin with one), and once
-    one succeeds the other checks are only asked whether they mate at once. Checks
-    already in the table are left to the search; with `fresh` (nothing stored in this
-    namespace yet, and no other to read) the table is not looked at: every lookup would
-    be a cache miss that finds nothing. `counts` is scratch room for n numbers. On
-    success line[0..2] <- the check, its first reply, that reply's mate, and
-    small[LINE_LEN], small[LINE_HAND] <- 3, the attacker's hand after them: a mating
-    line made of generated moves (mate by construction), so the caller need not read
-    one out of the table. The position is left as it was."""
+    as its replies are counted, while it is still played (two in three yo_mate3 mates
+    begin with one), and once one succeeds the checks not counted yet are only asked
+    whether they mate at once. Checks already in the table are left to the search;
+    with `fresh` (nothing stored in this namespace yet, and no other to read) the table
+    is not looked at: every lookup would be a cache miss that finds nothing. With
+    `guess` (more than two plies left below the root's checks, so that the 2-ply check
+    does not decide them), a check that fails is stored with the first numbers the
+    root's expansion would give it (_tried_check): the expansion then reads them
+    instead of generating its replies again and repeating the 2-ply check that has just
+    failed. `counts` is scratch room for n numbers. On success line[0..2] <- the check,
+    its first reply, that reply's mate, and small[LINE_LEN], small[LINE_HAND] <- 3, the
+    attacker's hand after them: a mating line made of generated moves (mate by
+    construction), so the caller need not read one out of the table. The position is
+    left as it was."""
+    # Counted from the first drop on, round to the board moves: a short mate more
+    # often begins with a drop, and the first check with one reply that mates ends
+    # the count.
+    start = 0
+    while start < n and not is_drop(moves[start]):
+        start += 1
     counted = 0              # checks whose replies are counted so far
-    while True:
-        # Count on until a check has one reply (tried at once), else take the check
-        # with the fewest replies of all.
-        best = -1
+    best = -1                # the check proven
+    while best < 0:
         while counted < n and best < 0:
-            i = counted
+            i = (start + counted) % n
             counted += 1
             cap = do_move(board, hands, state, moves[i])
             if not fresh and _lookup(keys, thands, vals, table_key(state, hands, salt), salt,
@@ -560,32 +586,40 @@ def _root_mate_in_three(board, hands, state, keys, thands, vals, generation, sal
                 counts[i] = MAX_MOVES
             else:
                 counts[i] = evasions(board, hands, state, replies, COUNT_UPTO)
+                if counts[i] == 0:
+                    undo_move(board, hands, state, moves[i], cap)
+                    return i               # a mate in one: the search proves it at once
+                if counts[i] == 1:
+                    # (Its one reply is in `replies` already: tried here and now.)
+                    counts[i] = MAX_MOVES
+                    if _tried_check(board, hands, state, keys, thands, vals, generation, salt,
+                                    attacker, moves[i], replies, 1, buf, line, small, guess):
+                        best = i
             undo_move(board, hands, state, moves[i], cap)
-            if counts[i] == 0:
-                return i                   # a mate in one: the search proves it at once
-            if counts[i] == 1:
-                best = i
         if best < 0:
+            # Every check counted and none with one reply mates: the fewest replies next.
             for i in range(n):
                 if counts[i] < MAX_MOVES and (best < 0 or counts[i] < counts[best]):
                     best = i
             if best < 0:
                 return -1
-        counts[best] = MAX_MOVES
-        cap = do_move(board, hands, state, moves[best])
-        ne = evasions(board, hands, state, replies, EVERY_REPLY)
-        mated = _mated_after_check(board, hands, state, keys, thands, vals, generation, salt,
-                                   attacker, moves[best], replies, ne, buf, line, small)
-        undo_move(board, hands, state, moves[best], cap)
-        if mated:
-            # The checks not counted yet are only asked whether they mate at once.
-            for i in range(counted, n):
-                cap = do_move(board, hands, state, moves[i])
-                mate = evasions(board, hands, state, replies, FIRST_REPLY) == 0
-                undo_move(board, hands, state, moves[i], cap)
-                if mate:
-                    return i
-            return best
+            j = best
+            counts[j] = MAX_MOVES
+            cap = do_move(board, hands, state, moves[j])
+            ne = evasions(board, hands, state, replies, EVERY_REPLY)
+            if not _tried_check(board, hands, state, keys, thands, vals, generation, salt,
+                                attacker, moves[j], replies, ne, buf, line, small, guess):
+                best = -1
+            undo_move(board, hands, state, moves[j], cap)
+    # The checks not counted yet are only asked whether they mate at once.
+    for c in range(counted, n):
+        i = (start + c) % n
+        cap = do_move(board, hands, state, moves[i])
+        mate = evasions(board, hands, state, replies, FIRST_REPLY) == 0
+        undo_move(board, hands, state, moves[i], cap)
+        if mate:
+            return i
+    return best
 
 
 @njit(cache=True, inline="always")
@@ -823,7 +857,7 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
     has stored path-dependent disproofs, see the module's note on repetition).
     A call that proves the root leaves a mating line in the workspace when
     control[CTRL_WANT_LINE] asks for one (see LINE_LEN); control[CTRL_NO_DEPTH_TERM] != 0
-    turns off the depth term of first     proof numbers (DEPTH_CAP).
+    turns off the depth term of first proof numbers (DEPTH_CAP).
 
     Depth: a proof is stored with its length and used only where that many plies
     remain; a disproof caused by the depth limit is stored with the depth it holds to
@@ -869,8 +903,8 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
     # need not be looked up there.)
     path_results = control[CTRL_PATH_SALT] == salt
     # Nothing stored in this namespace yet (the caller's word, control[CTRL_FRESH_SALT] ==
-    # salt, for     # its first call after new_problem) and no other namespace to read: lookups before
-    # the first store can only miss.
+    # salt, for its first call after new_problem) and no other namespace to read: lookups
+    # before the first store can only miss.
     fresh = (control[CTRL_FRESH_SALT] != 0 and control[CTRL_FRESH_SALT] == salt
              and known_salt == salt)
     control[CTRL_FRESH_SALT] = 0
@@ -924,7 +958,8 @@ def _search(board, hands, state, keys, thands, vals, salt, known_salt, rule, max
                 # (work_len's row is scratch here: the children's values overwrite it.)
                 j = _root_mate_in_three(board, hands, state, keys, thands, vals, generation, salt,
                                         known_salt, attacker, moves, n, work_len[0], scratch,
-                                        mate_buf, look, fresh, line_moves, small)
+                                        mate_buf, look, fresh, line_moves, small,
+                                        max_depth > 3)
                 if j > 0:
                     # The proven check first: the expansion below then stops at it.
                     m = moves[j]
