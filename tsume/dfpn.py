@@ -477,7 +477,7 @@ def _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt
     proof pieces), so the line can be read back from the table. With `quick` the mates
     are looked for with quick_mate_in_one: it may miss one, so a -1 then proves
     nothing. On success replies[n] holds the first reply's mate (for the root's line)."""
-    proof = interposition_guard(board, hands, state, attacker)
+    proof = np.int64(0)
     first = np.int32(-1)
     for j in range(n):
         e = replies[j]
@@ -501,7 +501,8 @@ def _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt
         proof = hand_union(proof, mate_hand)
         undo_move(board, hands, state, e, cap_e)
     replies[n] = first
-    return proof
+    # (The node's own need, asked only now: most calls end at a reply that escapes.)
+    return hand_union(proof, interposition_guard(board, hands, state, attacker))
 
 
 @njit(cache=True, _nrt=False)
