@@ -476,11 +476,17 @@ def _replies_all_mated(board, hands, state, keys, thands, vals, generation, salt
     the search would have stored them (the mated position, the mate in one, with their
     proof pieces), so the line can be read back from the table. With `quick` the mates
     are looked for with quick_mate_in_one: it may miss one, so a -1 then proves
-    nothing. On success replies[n] holds the first reply's mate (for the root's line)."""
+    nothing. On success replies[n] holds the first reply's mate (for the root's line).
+    The king's steps are asked last: a capture or an interposition escapes a mate in one
+    more often, and most calls end at the first reply that escapes."""
     proof = np.int64(0)
     first = np.int32(-1)
-    for j in range(n):
+    ksq = state[KING_SQ + 1 - attacker]
+    for k in range(2 * n):
+        j = k % n
         e = replies[j]
+        if (move_from(e) == ksq) != (k >= n):
+            continue              # (first pass: the other replies; second: the king's)
         cap_e = do_move(board, hands, state, e)
         mate = quick_mate_in_one(board, hands, state, buf) if quick else \
             mate_in_one(board, hands, state, buf)
