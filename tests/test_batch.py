@@ -9,11 +9,13 @@ shared problem collection or Dask skip when it is absent.
 import contextlib
 import json
 import logging
+import multiprocessing
 import os
 import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -464,6 +466,21 @@ def test_a_signal_ends_the_workers_and_keeps_whole_records(tmp_path, sig, code):
         while alive_in_session(proc.pid) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert alive_in_session(proc.pid) == []       # no worker, no resource tracker
+
+
+def test_a_killed_local_pool_leaves_no_manager_thread_behind():
+    """close(kill=True), as an interrupt ends a --jobs run: the workers end, and so do the
+    pools' manager threads before it returns (at exit Python 3.11 wakes each one still
+    there through a pipe it may be closing: "Bad file descriptor" after our last line)."""
+    import concurrent.futures.process as cfp
+    pool = batch.LocalPool(2, {"answer": "proof", "hash_mb": 16})
+    for k in range(3):          # (the first is held until a second comes)
+        pool.submit([batch.Task(k, None, S3_SFEN)])
+    assert sum(p is not None for p in pool.pools) == 2
+    pool.close(kill=True)
+    assert not [t for t in threading.enumerate()
+                if isinstance(t, cfp._ExecutorManagerThread) and t.is_alive()]
+    assert multiprocessing.active_children() == []
 
 
 # ---------------------------------------------------------------- --output / --resume

@@ -460,14 +460,23 @@ class LocalPool:
 
     def close(self, kill=False):
         """End the pools; with `kill` (an interrupt, an error) their workers at once."""
-        processes = []
+        processes, managers = [], []
         for pool in self.pools:
             if pool is None:
                 continue
             if kill:
                 processes += list((getattr(pool, "_processes", None) or {}).values())
+            # (Taken before shutdown, which forgets it.)
+            managers.append(getattr(pool, "_executor_manager_thread", None))
             pool.shutdown(wait=not kill, cancel_futures=True)
         _end_processes(processes)
+        # A killed pool's manager thread winds down by itself; it is waited for here
+        # because at exit Python 3.11 wakes each such thread through a pipe that the
+        # thread may be closing at that moment ("Bad file descriptor" printed after our
+        # last line).
+        for thread in managers:
+            if thread is not None:
+                thread.join(5.0)
         self.pools = [None] * self.jobs
 
 
