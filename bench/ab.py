@@ -57,7 +57,10 @@ def _load(root, name, workdir):
         front = solver
     engine = types.SimpleNamespace(solve=front.solve, warm_up=front.warm_up, Solver=solver.Solver,
                                    solve_many=getattr(front, "solve_many", None))
-    engine.warm_up(bulk=True) if engine.solve_many else engine.warm_up()
+    if engine.solve_many:
+        engine.warm_up(bulk=True)       # (solve_many's kernel too, for --bulk)
+    else:
+        engine.warm_up()
     return position.Position, engine
 
 
