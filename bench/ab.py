@@ -69,36 +69,22 @@ def _rows(path):
             if line and not line.startswith("#")]
 
 
-def short_sets(engines, rows, repeat):
-    """Each problem by A and B in turn, `repeat` times each; the fastest run counts."""
+def short_sets(engines, rows, repeat, bulk=False, block=200):
+    """Each problem by A and B in turn (with `bulk`, each block of `block` problems
+    through solve_many), `repeat` times each; the fastest run of each counts."""
+    size = block if bulk else 1
     total = [0.0, 0.0]
     nodes = [0, 0]
-    for sfen in rows:
+    for lo in range(0, len(rows), size):
         for k, (position_cls, module) in enumerate(engines):
-            pos = position_cls.from_sfen(sfen)
+            positions = [position_cls.from_sfen(sfen) for sfen in rows[lo:lo + size]]
             best = float("inf")
             for r in range(repeat):
                 start = time.perf_counter()
-                result = module.solve(pos, hash_mb=256, answer=False)
-                best = min(best, time.perf_counter() - start)
-                if r == 0:
-                    nodes[k] += result.nodes
-            total[k] += best
-    return total, nodes
-
-
-def bulk_sets(engines, rows, repeat, block=200):
-    """Blocks of `block` problems through solve_many, A and B in turn, `repeat` times
-    each; the fastest run of each block counts."""
-    total = [0.0, 0.0]
-    nodes = [0, 0]
-    for lo in range(0, len(rows), block):
-        for k, (position_cls, module) in enumerate(engines):
-            positions = [position_cls.from_sfen(sfen) for sfen in rows[lo:lo + block]]
-            best = float("inf")
-            for r in range(repeat):
-                start = time.perf_counter()
-                results = module.solve_many(positions, hash_mb=256, answer=False)
+                if bulk:
+                    results = module.solve_many(positions, hash_mb=256, answer=False)
+                else:
+                    results = [module.solve(positions[0], hash_mb=256, answer=False)]
                 best = min(best, time.perf_counter() - start)
                 if r == 0:
                     nodes[k] += sum(result.nodes for result in results)
@@ -183,8 +169,7 @@ def main():
             rows = [row[0] for row in rows]
             if args.bulk and not all(module.solve_many for _, module in engines):
                 sys.exit("ab.py: --bulk: a checkout without pipeline.solve_many")
-            run = bulk_sets if args.bulk else short_sets
-            total, nodes = run(engines, rows, args.repeat)
+            total, nodes = short_sets(engines, rows, args.repeat, bulk=args.bulk)
         print(f"{args.set} x{len(rows)}: A {total[0]:.3f} s, B {total[1]:.3f} s, "
               f"B/A {total[1] / total[0]:.3f}; nodes A {nodes[0]:,}, B {nodes[1]:,}")
     finally:
