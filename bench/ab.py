@@ -3,19 +3,27 @@
     python bench/ab.py A B [--set yo_mate7] [--count 1000] [--repeat 3]
     python bench/ab.py A B --set zuko,musou [--time-limit 60] [--hash 2048]
     python bench/ab.py A B --set yo_mate3 --count 2000 --repeat 5 --bulk
+    python bench/ab.py A B --set yo_mate9 --count 500 --both
 
 A and B are checkouts (directories holding a `tsume/` package, e.g. a `git worktree`
 of main and one of the change). Each package is copied under a name of its own
 (tsume_a, tsume_b) into a temporary directory, with a fresh numba cache, so both load
-side by side; then every problem is solved by A and B in turn, `--repeat` times each,
-and the fastest run of each counts. Printed: total seconds of A and B, the ratio B/A
-(< 1: B is faster), and each one's nodes.
+side by side; then every problem is solved by A and B in turn, `--repeat` times each
+(which goes first alternating), and the fastest run of each counts. Printed: total
+seconds of A and B, the ratio B/A (< 1: B is faster), and each one's nodes.
 
 Why in one process: on this shared machine separate runs drift by 5-15% between
 minutes, which hides a change of a few percent; alternating problem by problem in one
-process cancels the drift. Why a fresh cache: numba's cache does not see that a
-function calls into another file that changed (dfpn.py inlines movegen.py's kernels),
-so a reused cache can silently run the old code.
+process cancels the drift. What it does not cancel is where each copy lands (its
+compiled code, its table): the same checkout against itself has come out several
+percent apart on the longer sets, mostly against the copy loaded second. --both runs
+the comparison twice, in two processes, A and B and then B and A, and prints the
+change with that factor divided out (the square root of the first B/A over the
+second) beside the factor itself: a change of a few percent needs it.
+
+Why a fresh cache: numba's cache does not see that a function calls into another file
+that changed (dfpn.py inlines movegen.py's kernels), so a reused cache can silently run
+the old code.
 
 Sets: yo_mate3..11 (first --count rows) or tanuki (tanuki_generated.tsv), read from
 ../shared/problems/ beside A. Proof and mating line only (answer=False), as in peers.py.
@@ -32,8 +40,11 @@ the problems both settle.
 """
 import argparse
 import importlib
+import math
 import os
+import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -70,25 +81,29 @@ def _rows(path):
 
 
 def short_sets(engines, rows, repeat, bulk=False, block=200):
-    """Each problem by A and B in turn (with `bulk`, each block of `block` problems
-    through solve_many), `repeat` times each; the fastest run of each counts."""
+    """Each problem (with `bulk`, each block of `block` problems through solve_many) by
+    A and B in turn, `repeat` times each, the one to go first changing every turn; the
+    fastest run of each counts."""
     size = block if bulk else 1
     total = [0.0, 0.0]
     nodes = [0, 0]
-    for lo in range(0, len(rows), size):
-        for k, (position_cls, module) in enumerate(engines):
-            positions = [position_cls.from_sfen(sfen) for sfen in rows[lo:lo + size]]
-            best = float("inf")
-            for r in range(repeat):
+    for turn, lo in enumerate(range(0, len(rows), size)):
+        positions = [[position_cls.from_sfen(sfen) for sfen in rows[lo:lo + size]]
+                     for position_cls, _ in engines]
+        best = [float("inf"), float("inf")]
+        for r in range(repeat):
+            for k in ((0, 1) if (turn + r) % 2 == 0 else (1, 0)):
+                module = engines[k][1]
                 start = time.perf_counter()
                 if bulk:
-                    results = module.solve_many(positions, hash_mb=256, answer=False)
+                    results = module.solve_many(positions[k], hash_mb=256, answer=False)
                 else:
-                    results = [module.solve(positions[0], hash_mb=256, answer=False)]
-                best = min(best, time.perf_counter() - start)
+                    results = [module.solve(positions[k][0], hash_mb=256, answer=False)]
+                best[k] = min(best[k], time.perf_counter() - start)
                 if r == 0:
                     nodes[k] += sum(result.nodes for result in results)
-            total[k] += best
+        total[0] += best[0]
+        total[1] += best[1]
     return total, nodes
 
 
@@ -143,7 +158,11 @@ def main():
     ap.add_argument("--hash", type=int, default=2048, help="classics: table MB per engine")
     ap.add_argument("--bulk", action="store_true",
                     help="short sets: pipeline.solve_many in blocks instead of solve()")
+    ap.add_argument("--both", action="store_true",
+                    help="A B, then B A in a second process; the change net of placement")
     args = ap.parse_args()
+    if args.both:
+        sys.exit(_both_orders(args))
 
     shared = Path(args.a).resolve().parent / "shared" / "problems"
     names = args.set.split(",")
@@ -174,6 +193,28 @@ def main():
               f"B/A {total[1] / total[0]:.3f}; nodes A {nodes[0]:,}, B {nodes[1]:,}")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _both_orders(args):
+    """Run A B and then B A, each in a process of its own; print both and the change
+    with the factor of being loaded second divided out. Returns the exit status."""
+    ratios = []
+    for first, second in ((args.a, args.b), (args.b, args.a)):
+        command = [sys.executable, __file__, first, second, "--set", args.set,
+                   "--count", str(args.count), "--repeat", str(args.repeat),
+                   "--time-limit", str(args.time_limit), "--hash", str(args.hash)]
+        run = subprocess.run(command + (["--bulk"] if args.bulk else []),
+                             capture_output=True, text=True)
+        print(f"{Path(first).name or first} then {Path(second).name or second}: "
+              f"{run.stdout.strip()}", flush=True)
+        found = re.search(r"B/A ([0-9.]+)", run.stdout)
+        if run.returncode != 0 or not found:
+            print(run.stderr.strip(), file=sys.stderr)
+            return run.returncode or 1
+        ratios.append(float(found.group(1)))
+    print(f"both orders: B/A {math.sqrt(ratios[0] / ratios[1]):.3f} "
+          f"(the engine loaded second: x{math.sqrt(ratios[0] * ratios[1]):.3f})")
+    return 0
 
 
 if __name__ == "__main__":
